@@ -1,0 +1,78 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+// Errors that cross HTTP. Each carries its status and a message a person (or a model) can act on:
+// what was wrong, and what to do about it.
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
+  "InvalidRequest",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 400 })
+) {}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
+  "Unauthorized",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 401 })
+) {}
+
+export class Forbidden extends Schema.TaggedError<Forbidden>()(
+  "Forbidden",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
+export class NotFound extends Schema.TaggedError<NotFound>()(
+  "NotFound",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 404 })
+) {}
+
+/** The request is fine but the browser is not in a state to serve it (not running, no current tab). */
+export class Conflict extends Schema.TaggedError<Conflict>()(
+  "Conflict",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
+/** The browser could not be found, launched or reached. */
+export class BrowserUnavailable extends Schema.TaggedError<BrowserUnavailable>()(
+  "BrowserUnavailable",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+/** A capability this gateway build does not have (the automation library is absent). */
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
+  "NotImplemented",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 501 })
+) {}
+
+export class InternalError extends Schema.TaggedError<InternalError>()(
+  "InternalError",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 500 })
+) {}
+
+/** The errors any control route may answer with. */
+export const ControlErrors = [
+  InvalidRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  BrowserUnavailable,
+  NotImplemented,
+  InternalError
+] as const
+
+export type ControlError =
+  | InvalidRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | BrowserUnavailable
+  | NotImplemented
+  | InternalError
