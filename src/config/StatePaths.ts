@@ -14,7 +14,7 @@ export interface StatePaths {
   readonly userDataDir: (profile: string) => string
 }
 
-export const resolveStateDir = (env: NodeJS.ProcessEnv = process.env): string => {
+export const resolveStateDir = (env: { readonly SVC_STATE_DIR?: string | undefined }): string => {
   const fromEnv = env.SVC_STATE_DIR
   if (fromEnv !== undefined && fromEnv.trim() !== "") return path.resolve(fromEnv)
   return path.join(os.homedir(), ".svc")

@@ -1,6 +1,9 @@
 import { Schema } from "effect"
 import { Color, HttpUrl, ProfileName } from "../domain/browser.js"
 
+// Keys are optional and, when present, must hold a value (exact: no `undefined` member in error messages).
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
 // One schema for the whole svc.json. Unknown keys are refused (a typo must not be silently ignored);
 // later capabilities extend this schema.
 
@@ -20,45 +23,45 @@ const Secret = Schema.String.pipe(
 )
 
 export const BrowserProfileConfig = Schema.Struct({
-  cdpPort: Schema.optional(Port),
-  cdpUrl: Schema.optional(HttpUrl),
-  attachOnly: Schema.optional(Schema.Boolean),
-  color: Schema.optional(Color)
+  cdpPort: opt(Port),
+  cdpUrl: opt(HttpUrl),
+  attachOnly: opt(Schema.Boolean),
+  color: opt(Color)
 })
 export type BrowserProfileConfig = typeof BrowserProfileConfig.Type
 
 export const SnapshotMode = Schema.Literal("ai", "aria", "role", "efficient")
 
 export const GatewayConfig = Schema.Struct({
-  port: Schema.optional(Port),
+  port: opt(Port),
   /** Address the gateway port binds; loopback unless the user chooses otherwise. */
-  bind: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-  auth: Schema.optional(
+  bind: opt(Schema.String.pipe(Schema.minLength(1))),
+  auth: opt(
     Schema.Struct({
-      token: Schema.optional(Secret),
-      password: Schema.optional(Secret)
+      token: opt(Secret),
+      password: opt(Secret)
     })
   )
 })
 
 export const BrowserConfig = Schema.Struct({
-  defaultProfile: Schema.optional(ProfileName),
-  executablePath: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-  cdpUrl: Schema.optional(HttpUrl),
-  profiles: Schema.optional(Schema.Record({ key: ProfileName, value: BrowserProfileConfig })),
-  color: Schema.optional(Color),
-  remoteCdpTimeoutMs: Schema.optional(Millis),
-  remoteCdpHandshakeTimeoutMs: Schema.optional(Millis),
-  snapshotDefaults: Schema.optional(Schema.Struct({ mode: Schema.optional(SnapshotMode) })),
-  evaluateEnabled: Schema.optional(Schema.Boolean),
-  headless: Schema.optional(Schema.Boolean),
-  noSandbox: Schema.optional(Schema.Boolean)
+  defaultProfile: opt(ProfileName),
+  executablePath: opt(Schema.String.pipe(Schema.minLength(1))),
+  cdpUrl: opt(HttpUrl),
+  profiles: opt(Schema.Record({ key: ProfileName, value: BrowserProfileConfig })),
+  color: opt(Color),
+  remoteCdpTimeoutMs: opt(Millis),
+  remoteCdpHandshakeTimeoutMs: opt(Millis),
+  snapshotDefaults: opt(Schema.Struct({ mode: opt(SnapshotMode) })),
+  evaluateEnabled: opt(Schema.Boolean),
+  headless: opt(Schema.Boolean),
+  noSandbox: opt(Schema.Boolean)
 })
 
 export const SvcConfig = Schema.Struct({
-  $schema: Schema.optional(Schema.String),
-  gateway: Schema.optional(GatewayConfig),
-  browser: Schema.optional(BrowserConfig)
+  $schema: opt(Schema.String),
+  gateway: opt(GatewayConfig),
+  browser: opt(BrowserConfig)
 })
 export type SvcConfig = typeof SvcConfig.Type
 

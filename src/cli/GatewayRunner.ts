@@ -1,0 +1,15 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * How `svc gateway run` starts the gateway. The full runtime runs it in this process; the lean CLI
+ * runtime (the start-up snapshot, which carries no gateway code) hands over to the full bundle.
+ */
+export class GatewayRunner extends Context.Tag("svc/GatewayRunner")<
+  GatewayRunner,
+  { readonly run: (options: { readonly port: number | undefined }) => Effect.Effect<void, GatewayRunError> }
+>() {}
+
+export class GatewayRunError {
+  readonly _tag = "GatewayRunError"
+  constructor(readonly message: string) {}
+}

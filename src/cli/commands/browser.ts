@@ -1,0 +1,217 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
+import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
+import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
+
+const targetIdOption = Options.text("target-id").pipe(
+  Options.withSchema(TargetId),
+  Options.withDescription("the tab to use (default: the tab this profile last opened or focused)"),
+  Options.optional
+)
+const withTarget = (t: Option.Option<string>) => Option.match(t, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
+
+const status = Command.make("status", commonOptions, (args) =>
+  callControl(args, (c, q) => c.browser.status({ urlParams: q }), renderStatus)
+).pipe(Command.withDescription("show the profile's browser: running, pid, CDP port, automation library"))
+
+const start = Command.make("start", commonOptions, (args) =>
+  callControl(
+    args,
+    (c, q) => c.browser.start({ urlParams: q }),
+    (r) =>
+      r.launched
+        ? `started ${r.status.profile} (pid ${r.status.pid}, ${r.status.cdpUrl}) in ${Math.round(r.elapsedMs)} ms`
+        : `${r.status.profile} is already running${r.status.pid !== null ? ` (pid ${r.status.pid})` : ""}`
+  )
+).pipe(Command.withDescription("start the profile's browser (launch the managed one, or attach)"))
+
+const stop = Command.make("stop", commonOptions, (args) =>
+  callControl(
+    args,
+    (c, q) => c.browser.stop({ urlParams: q }),
+    (r) => (r.stopped ? `stopped ${r.profile}` : `${r.profile} was not running`)
+  )
+).pipe(Command.withDescription("stop the profile's browser, if svc launched it"))
+
+const listTabs = Command.make("tabs", commonOptions, (args) =>
+  callControl(args, (c, q) => c.tabs.list({ urlParams: q }), (r) => renderTabs(r.tabs))
+).pipe(Command.withDescription("list the profile's tabs (* marks the current one)"))
+
+const tabByIndex = (args: CommonArgs, index: number) =>
+  withControl(args, (c, q) => c.tabs.list({ urlParams: q })).pipe(
+    Effect.map((r) => r.tabs),
+    Effect.flatMap((tabs) =>
+      index >= 0 && index < tabs.length
+        ? Effect.succeed(tabs[index]!)
+        : Effect.fail(
+          new CliFailure({
+            message: tabs.length === 0
+              ? `no tab at index ${index}: the profile has no tabs`
+              : `no tab at index ${index}: \`svc browser tab\` lists ${tabs.length} tab(s), numbered 0-${tabs.length - 1}`
+          })
+        )
+    )
+  )
+
+const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.optional) }, (args) =>
+  callControl(
+    args,
+    (c, q) => c.tabs.open({ urlParams: q, payload: { url: Option.getOrElse(args.url, () => "about:blank") } }),
+    (t) => renderTab("opened", t)
+  )
+).pipe(Command.withDescription("open a new tab (about:blank unless a URL is given)"))
+
+const tabSelect = Command.make("select", { ...commonOptions, index: Args.integer({ name: "index" }) }, (args) =>
+  Effect.gen(function*() {
+    const tab = yield* tabByIndex(args, args.index)
+    yield* callControl(args, (c, q) => c.tabs.focus({ urlParams: q, payload: { targetId: tab.targetId } }), (t) => renderTab("focused", t))
+  })
+).pipe(Command.withDescription("focus the tab at <index> of `svc browser tab`"))
+
+const tabClose = Command.make("close", { ...commonOptions, index: Args.integer({ name: "index" }) }, (args) =>
+  Effect.gen(function*() {
+    const tab = yield* tabByIndex(args, args.index)
+    yield* callControl(
+      args,
+      (c, q) => c.tabs.close({ urlParams: q, path: { targetId: tab.targetId } }),
+      (r) => `closed ${r.targetId}`
+    )
+  })
+).pipe(Command.withDescription("close the tab at <index> of `svc browser tab`"))
+
+const tab = Command.make("tab", commonOptions, (args) =>
+  callControl(args, (c, q) => c.tabs.list({ urlParams: q }), (r) => renderTabs(r.tabs))
+).pipe(
+  Command.withDescription("list tabs by index; `tab new`, `tab select <index>`, `tab close <index>`"),
+  Command.withSubcommands([tabNew, tabSelect, tabClose])
+)
+
+const open = Command.make("open", { ...commonOptions, url: Args.text({ name: "url" }) }, (args) =>
+  callControl(args, (c, q) => c.tabs.open({ urlParams: q, payload: { url: args.url } }), (t) => renderTab("opened", t))
+).pipe(Command.withDescription("open <url> in a new tab, which becomes the current tab"))
+
+const focus = Command.make(
+  "focus",
+  { ...commonOptions, targetId: Args.text({ name: "targetId" }).pipe(Args.withSchema(TargetId)) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.tabs.focus({ urlParams: q, payload: { targetId: args.targetId } }),
+      (t) => renderTab("focused", t)
+    )
+).pipe(Command.withDescription("focus the tab <targetId>; it becomes the current tab"))
+
+const close = Command.make(
+  "close",
+  { ...commonOptions, targetId: Args.text({ name: "targetId" }).pipe(Args.withSchema(TargetId)) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.tabs.close({ urlParams: q, path: { targetId: args.targetId } }),
+      (r) => `closed ${r.targetId}`
+    )
+).pipe(Command.withDescription("close the tab <targetId>"))
+
+const screenshot = Command.make(
+  "screenshot",
+  {
+    ...commonOptions,
+    fullPage: Options.boolean("full-page").pipe(Options.withDescription("capture the whole scrollable page")),
+    targetId: targetIdOption
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.inspect.screenshot({ urlParams: q, payload: { ...withTarget(args.targetId), fullPage: args.fullPage } }),
+      renderScreenshot
+    )
+).pipe(Command.withDescription("save a PNG of the tab and print MEDIA:<path>"))
+
+const snapshot = Command.make(
+  "snapshot",
+  {
+    ...commonOptions,
+    format: Options.choice("format", ["aria"]).pipe(
+      Options.withDescription("aria: the accessibility tree, for inspection (no refs)"),
+      Options.optional
+    ),
+    limit: Options.integer("limit").pipe(Options.withDescription("at most this many nodes"), Options.optional),
+    targetId: targetIdOption
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.inspect.snapshot({
+          urlParams: {
+            ...q,
+            ...withTarget(args.targetId),
+            ...Option.match(args.format, { onNone: () => ({}), onSome: (format) => ({ format }) }),
+            ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) })
+          }
+        }),
+      (r) => r.snapshot
+    )
+).pipe(Command.withDescription("print a snapshot of the tab"))
+
+const profiles = Command.make("profiles", commonOptions, (args) =>
+  callControl(args, (c, q) => c.browser.profiles({ urlParams: q }), (r) => renderProfiles(r.profiles))
+).pipe(Command.withDescription("list browser profiles (* marks the default)"))
+
+const createProfile = Command.make(
+  "create-profile",
+  {
+    ...commonOptions,
+    name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName)),
+    color: Options.text("color").pipe(Options.withSchema(Color), Options.optional),
+    cdpUrl: Options.text("cdp-url").pipe(Options.withSchema(HttpUrl), Options.optional),
+    attachOnly: Options.boolean("attach-only")
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.browser.createProfile({
+          urlParams: q,
+          payload: {
+            name: args.name,
+            ...Option.match(args.color, { onNone: () => ({}), onSome: (color) => ({ color }) }),
+            ...Option.match(args.cdpUrl, { onNone: () => ({}), onSome: (cdpUrl) => ({ cdpUrl }) }),
+            ...(args.attachOnly ? { attachOnly: true } : {})
+          }
+        }),
+      (p) => `created profile ${p.name} (${p.driver}${p.cdpPort !== null ? `, port ${p.cdpPort}` : ""})`
+    )
+).pipe(Command.withDescription("create a browser profile (managed, or remote with --cdp-url)"))
+
+const deleteProfile = Command.make(
+  "delete-profile",
+  { ...commonOptions, name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName)) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.browser.deleteProfile({ urlParams: q, path: { name: args.name } }),
+      (r) => `deleted profile ${r.name}${r.trashedTo !== null ? `; its data is in the trash: ${r.trashedTo}` : ""}`
+    )
+).pipe(Command.withDescription("delete a profile; its data directory is moved to the trash"))
+
+export const browserCommand = Command.make("browser").pipe(
+  Command.withDescription("drive the browser through the running gateway"),
+  Command.withSubcommands([
+    status,
+    start,
+    stop,
+    listTabs,
+    tab,
+    open,
+    focus,
+    close,
+    screenshot,
+    snapshot,
+    profiles,
+    createProfile,
+    deleteProfile
+  ])
+)

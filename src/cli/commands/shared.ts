@@ -1,0 +1,49 @@
+import { Options } from "@effect/cli"
+import { Console, Data, Effect, Option } from "effect"
+import { ProfileName } from "../../domain/browser.js"
+import { type ControlClient, makeControlClient } from "../ControlClient.js"
+import { describeCliError } from "../errors.js"
+
+/** A command failed; `message` is the one line the user sees. */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+export const commonOptions = {
+  profile: Options.text("browser-profile").pipe(
+    Options.withSchema(ProfileName),
+    Options.withDescription("the browser profile to use (default: browser.defaultProfile)"),
+    Options.optional
+  ),
+  json: Options.boolean("json").pipe(Options.withDescription("print the API's JSON"))
+}
+
+export interface CommonArgs {
+  readonly profile: Option.Option<string>
+  readonly json: boolean
+}
+
+export const profileQuery = (args: CommonArgs): { profile?: string } =>
+  Option.match(args.profile, { onNone: () => ({}), onSome: (profile) => ({ profile }) })
+
+/** Call the control API once; any failure becomes the one line the user will see. */
+export const withControl = <A, E>(
+  args: CommonArgs,
+  call: (client: ControlClient, query: { profile?: string }) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const { client, connection } = yield* makeControlClient.pipe(
+      Effect.mapError((e) => new CliFailure({ message: describeCliError(e) }))
+    )
+    return yield* call(client, profileQuery(args)).pipe(
+      Effect.mapError((e) => new CliFailure({ message: describeCliError(e, connection) }))
+    )
+  })
+
+/** Call the control API once and print the result: the API's JSON with --json, else a short rendering. */
+export const callControl = <A, E>(
+  args: CommonArgs,
+  call: (client: ControlClient, query: { profile?: string }) => Effect.Effect<A, E>,
+  human: (a: A) => string
+) =>
+  withControl(args, call).pipe(
+    Effect.tap((result) => Console.log(args.json ? JSON.stringify(result, null, 2) : human(result)))
+  )

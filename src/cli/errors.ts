@@ -1,0 +1,33 @@
+import type { Connection } from "./Connection.js"
+
+/** Any failure of a CLI command, as the one line a person reads. */
+export const describeCliError = (error: unknown, connection?: Connection): string => {
+  const e = error as { _tag?: string; message?: string; reason?: string; response?: { status: number } }
+  switch (e?._tag) {
+    case "ConnectionError":
+    case "GatewayRunError":
+    case "UsageError":
+      return e.message ?? String(error)
+    case "RequestError":
+      return connection === undefined
+        ? `cannot reach the gateway: ${e.message}`
+        : `the gateway is not running (nothing answers on 127.0.0.1:${connection.controlPort}); start it with \`svc gateway run\``
+    case "ResponseError":
+      return `the gateway answered HTTP ${e.response?.status ?? "?"} unexpectedly: ${e.message}`
+    case "ParseError":
+      return `the gateway's answer did not match this CLI's schema (is the gateway a different version?): ${e.message}`
+    case "HttpApiDecodeError":
+      return `invalid request: ${e.message}`
+    case "InvalidRequest":
+    case "Unauthorized":
+    case "Forbidden":
+    case "NotFound":
+    case "Conflict":
+    case "BrowserUnavailable":
+    case "NotImplemented":
+    case "InternalError":
+      return e.message ?? e._tag
+    default:
+      return error instanceof Error ? error.message : typeof e?.message === "string" ? e.message : String(error)
+  }
+}

@@ -1,0 +1,44 @@
+import { Command, Options, ValidationError } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { browserCommand } from "./commands/browser.js"
+import { GatewayRunner } from "./GatewayRunner.js"
+import { describeCliError } from "./errors.js"
+
+const gatewayRun = Command.make(
+  "run",
+  {
+    port: Options.integer("port").pipe(
+      Options.withDescription("gateway port (default gateway.port, env SVC_GATEWAY_PORT, or 18789)"),
+      Options.optional
+    )
+  },
+  ({ port }) => Effect.flatMap(GatewayRunner, (runner) => runner.run({ port: Option.getOrUndefined(port) }))
+).pipe(Command.withDescription("run the gateway in the foreground until SIGINT or SIGTERM"))
+
+const gatewayCommand = Command.make("gateway").pipe(
+  Command.withDescription("the gateway process"),
+  Command.withSubcommands([gatewayRun])
+)
+
+export const svcCommand = Command.make("svc").pipe(
+  Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
+  Command.withSubcommands([gatewayCommand, browserCommand])
+)
+
+export const VERSION = "0.1.0"
+
+const app = Command.run(svcCommand, { name: "svc", version: VERSION })
+
+/**
+ * Run the CLI on a full argv (`[node, script, ...args]`) and return the process exit code. Failures are
+ * printed as one line on stderr; usage errors have already been printed with help by @effect/cli.
+ */
+export const runCli = (argv: ReadonlyArray<string>) =>
+  app(argv).pipe(
+    Effect.as(0),
+    Effect.catchAll((e) =>
+      ValidationError.isValidationError(e)
+        ? Effect.succeed(2)
+        : Console.error(`svc: ${describeCliError(e)}`).pipe(Effect.as(1))
+    )
+  )
