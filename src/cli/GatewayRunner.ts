@@ -6,8 +6,13 @@ import { Context, type Effect } from "effect"
  */
 export class GatewayRunner extends Context.Tag("svc/GatewayRunner")<
   GatewayRunner,
-  { readonly run: (options: { readonly port: number | undefined }) => Effect.Effect<void, GatewayRunError> }
+  { readonly run: (options: GatewayRunOptions) => Effect.Effect<void, GatewayRunError> }
 >() {}
+
+export interface GatewayRunOptions {
+  readonly port: number | undefined
+  readonly startBrowser: boolean
+}
 
 export class GatewayRunError {
   readonly _tag = "GatewayRunError"

@@ -1,6 +1,7 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { browserCommand } from "./commands/browser.js"
+import { configCommand } from "./commands/config.js"
 import { GatewayRunner } from "./GatewayRunner.js"
 import { describeCliError } from "./errors.js"
 
@@ -10,9 +11,13 @@ const gatewayRun = Command.make(
     port: Options.integer("port").pipe(
       Options.withDescription("gateway port (default gateway.port, env SVC_GATEWAY_PORT, or 18789)"),
       Options.optional
+    ),
+    startBrowser: Options.boolean("start-browser").pipe(
+      Options.withDescription("start the default profile's browser as soon as the gateway is ready")
     )
   },
-  ({ port }) => Effect.flatMap(GatewayRunner, (runner) => runner.run({ port: Option.getOrUndefined(port) }))
+  ({ port, startBrowser }) =>
+    Effect.flatMap(GatewayRunner, (runner) => runner.run({ port: Option.getOrUndefined(port), startBrowser }))
 ).pipe(Command.withDescription("run the gateway in the foreground until SIGINT or SIGTERM"))
 
 const gatewayCommand = Command.make("gateway").pipe(
@@ -22,7 +27,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand])
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand])
 )
 
 export const VERSION = "0.1.0"

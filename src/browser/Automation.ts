@@ -1,0 +1,37 @@
+import { Effect } from "effect"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+
+export interface AutomationAvailability {
+  readonly available: boolean
+  readonly library: string
+  readonly reason?: string
+}
+
+declare const __filename: string | undefined
+
+/** Where module resolution starts: this file in the source tree, or the bundle under dist/. */
+const here = (): string => {
+  if (typeof __filename === "string") return __filename
+  return path.join(process.cwd(), "package.json")
+}
+
+/**
+ * Whether the automation library (playwright-core) can be loaded by this gateway. Only resolution is
+ * checked at start-up, so the gateway does not pay the library's load time before it is used.
+ */
+export const probeAutomation = Effect.sync((): AutomationAvailability => {
+  if (process.env.SVC_DISABLE_AUTOMATION === "1") {
+    return { available: false, library: "playwright-core", reason: "disabled by SVC_DISABLE_AUTOMATION=1" }
+  }
+  try {
+    createRequire(here()).resolve("playwright-core")
+    return { available: true, library: "playwright-core" }
+  } catch {
+    return {
+      available: false,
+      library: "playwright-core",
+      reason: "playwright-core cannot be resolved from this gateway build"
+    }
+  }
+})

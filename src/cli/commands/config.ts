@@ -1,0 +1,97 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Config, Console, Effect, Either, Option } from "effect"
+import { getPath, parseRaw, readConfigText, setPath, writeConfigAtomic } from "../../config/file.js"
+import { describeConfigError, parseConfigText } from "../../config/parse.js"
+import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
+import { CliFailure } from "./shared.js"
+
+// `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema
+// the gateway uses, so a bad value is refused before it is written. Secrets are never printed.
+
+const SECRET_KEYS = new Set(["gateway.auth.token", "gateway.auth.password"])
+
+const configFile = Effect.map(
+  Config.option(Config.string("SVC_STATE_DIR")).pipe(Effect.orElseSucceed(() => Option.none<string>())),
+  (dir) => makeStatePaths(resolveStateDir({ SVC_STATE_DIR: Option.getOrUndefined(dir) })).configFile
+)
+
+const redact = (key: string, value: unknown): unknown => {
+  if (SECRET_KEYS.has(key) && value !== undefined) return "(set; not shown)"
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, redact(key === "" ? k : `${key}.${k}`, v)])
+    )
+  }
+  return value
+}
+
+const failWith = (message: string) => new CliFailure({ message })
+
+const edit = (key: string, value: unknown) =>
+  Effect.gen(function*() {
+    const file = yield* configFile
+    const next = yield* Effect.try({
+      try: () => {
+        const raw = parseRaw(readConfigText(file))
+        setPath(raw, key, value)
+        return raw
+      },
+      catch: (e) => failWith(`cannot read ${file}: ${(e as Error).message}`)
+    })
+    const text = JSON.stringify(next, null, 2) + "\n"
+    const checked = parseConfigText(text, file)
+    if (Either.isLeft(checked)) return yield* failWith(`not saved: ${describeConfigError(checked.left)}`)
+    yield* Effect.try({
+      try: () => writeConfigAtomic(file, text),
+      catch: (e) => failWith(`cannot write ${file}: ${(e as Error).message}`)
+    })
+    return file
+  })
+
+const keyArg = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key path, e.g. browser.defaultProfile"))
+
+const get = Command.make("get", { key: keyArg.pipe(Args.optional) }, ({ key }) =>
+  Effect.gen(function*() {
+    const file = yield* configFile
+    const raw = yield* Effect.try({
+      try: () => parseRaw(readConfigText(file)),
+      catch: (e) => failWith(`cannot read ${file}: ${(e as Error).message}`)
+    })
+    const k = Option.getOrElse(key, () => "")
+    const value = k === "" ? raw : getPath(raw, k)
+    if (value === undefined) return yield* failWith(`${k} is not set in ${file}`)
+    yield* Console.log(JSON.stringify(redact(k, value), null, 2))
+  })).pipe(Command.withDescription("print svc.json, or one key of it (secrets are not shown)"))
+
+const set = Command.make(
+  "set",
+  {
+    key: keyArg,
+    value: Args.text({ name: "value" }).pipe(Args.withDescription("JSON (true, 18800, \"x\") or a plain string")),
+    string: Options.boolean("string").pipe(Options.withDescription("take the value as a string, never as JSON"))
+  },
+  ({ key, string, value }) =>
+    Effect.gen(function*() {
+      let parsed: unknown = value
+      if (!string) {
+        try {
+          parsed = JSON.parse(value)
+        } catch {
+          parsed = value
+        }
+      }
+      const file = yield* edit(key, parsed)
+      yield* Console.log(`set ${key} in ${file}${SECRET_KEYS.has(key) ? "" : ` to ${JSON.stringify(parsed)}`}`)
+    })
+).pipe(Command.withDescription("set one key of svc.json (validated before it is written)"))
+
+const unset = Command.make("unset", { key: keyArg }, ({ key }) =>
+  Effect.gen(function*() {
+    const file = yield* edit(key, undefined)
+    yield* Console.log(`removed ${key} from ${file}`)
+  })).pipe(Command.withDescription("remove one key from svc.json"))
+
+export const configCommand = Command.make("config").pipe(
+  Command.withDescription("read and edit svc.json (restart the gateway to apply changes)"),
+  Command.withSubcommands([get, set, unset])
+)

@@ -1,0 +1,27 @@
+import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { GatewayRunner } from "../cli/GatewayRunner.js"
+import { runCli } from "../cli/main.js"
+import { runGateway } from "../gateway/run.js"
+
+// The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
+// `svc gateway run` lands here (bin/svc), and so does everything when there is no start-up snapshot.
+
+const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGateway(options) })
+
+const program = runCli(process.argv).pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, NodeHttpClient.layer, GatewayInProcess))
+)
+
+// SIGINT/SIGTERM interrupt the program (the gateway's scopes close); that ends with 0. Otherwise the
+// code is runCli's, and a defect (a bug) is 1 after runMain's report.
+NodeRuntime.runMain(program, {
+  teardown: (exit, onExit) =>
+    onExit(
+      Exit.isSuccess(exit)
+        ? (typeof exit.value === "number" ? exit.value : 0)
+        : Cause.isInterruptedOnly(exit.cause)
+        ? 0
+        : 1
+    )
+})

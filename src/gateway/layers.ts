@@ -1,0 +1,53 @@
+import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { createServer } from "node:http"
+import { ControlApi } from "../api/ControlApi.js"
+import { BrowserManager } from "../browser/BrowserManager.js"
+import { Capture } from "../browser/Capture.js"
+import { Cdp } from "../browser/Cdp.js"
+import { ChromeLauncher } from "../browser/ChromeLauncher.js"
+import { ChromeLocator } from "../browser/ChromeLocator.js"
+import { Profiles } from "../browser/Profiles.js"
+import { Tabs } from "../browser/Tabs.js"
+import { Trash } from "../browser/Trash.js"
+import { ConfigStore } from "../config/ConfigStore.js"
+import { ControlHandlersLive } from "../http/ControlHandlers.js"
+import type { Credentials } from "../http/guards.js"
+import { isLoopbackHostname } from "../http/guards.js"
+import { guard } from "../http/middleware.js"
+import { VERSION } from "../cli/main.js"
+
+/** The browser services, on top of an already built ConfigStore. */
+export const BrowserServicesLive = Capture.Default.pipe(
+  Layer.provideMerge(Tabs.Default),
+  Layer.provideMerge(BrowserManager.Default),
+  Layer.provideMerge(Profiles.Default),
+  Layer.provideMerge(Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default))
+)
+
+/** The browser control server: 127.0.0.1:<control port>, never another interface. */
+export const ControlServerLive = (options: { readonly port: number; readonly credentials: Credentials }) =>
+  HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
+    Layer.provide(HttpApiBuilder.api(ControlApi)),
+    Layer.provide(ControlHandlersLive),
+    HttpServer.withLogAddress,
+    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: "127.0.0.1" }))
+  )
+
+/**
+ * The gateway port: loopback unless gateway.bind says otherwise. It answers /health now; webhooks and
+ * node-host connections arrive here in later capabilities.
+ */
+export const GatewayServerLive = (options: {
+  readonly port: number
+  readonly bind: string
+  readonly credentials: Credentials
+}) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/health", HttpServerResponse.unsafeJson({ ok: true, version: VERSION })),
+    HttpServer.serve(guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })),
+    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.bind }))
+  )
+
+export const ConfigStoreLive = ConfigStore.Default

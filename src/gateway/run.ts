@@ -1,0 +1,70 @@
+import { ConfigProvider, Console, Context, Effect, Either, Layer } from "effect"
+import { ConfigStore } from "../config/ConfigStore.js"
+import { GatewayRunError, type GatewayRunOptions } from "../cli/GatewayRunner.js"
+import { BrowserManager } from "../browser/BrowserManager.js"
+import { BrowserServicesLive, ControlServerLive, GatewayServerLive } from "./layers.js"
+
+const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
+  const err = e as { _tag?: string; message?: string; cause?: { code?: string; message?: string } }
+  if (err?._tag === "ServeError") {
+    const code = err.cause?.code
+    if (code === "EADDRINUSE") {
+      return `cannot listen: port ${ports.gateway} or ${ports.control} is already in use (is another gateway running?); ` +
+        "set gateway.port in svc.json or SVC_GATEWAY_PORT"
+    }
+    return `cannot listen: ${err.cause?.message ?? err.message ?? "unknown error"}`
+  }
+  return err?.message ?? String(e)
+}
+
+/**
+ * The gateway in the foreground: both listeners up, then wait until interrupted (SIGINT/SIGTERM reach
+ * the runtime as an interrupt), at which point every layer releases and every launched browser stops.
+ */
+const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
+  const store = yield* ConfigStore
+  const t0 = performance.now()
+  const auth = yield* store.ensureAuth
+  const config = yield* store.get
+  const credentials = { token: auth.token, password: auth.password ?? config.gateway?.auth?.password }
+  const bind = config.gateway?.bind ?? "127.0.0.1"
+  const ports = store.ports
+  if (auth.generated) {
+    yield* Console.log(`svc: generated a gateway token and saved it in ${store.paths.configFile} (gateway.auth.token)`)
+  }
+  const servers = Layer.mergeAll(
+    ControlServerLive({ port: ports.control, credentials }),
+    GatewayServerLive({ port: ports.gateway, bind, credentials })
+  )
+  const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
+    Effect.mapError((e) => new GatewayRunError(describeStartError(e, ports)))
+  )
+  yield* Console.log(
+    `svc gateway ready in ${Math.round(performance.now() - t0)} ms: gateway ${bind}:${ports.gateway}, ` +
+      `control 127.0.0.1:${ports.control}, default browser profile ${config.browser?.defaultProfile ?? "relay"}`
+  )
+  if (options.startBrowser) {
+    const browsers = Context.get(context, BrowserManager)
+    const started = yield* Effect.either(browsers.start(undefined))
+    yield* Either.match(started, {
+      onLeft: (e) => Console.error(`svc: the browser did not start: ${e.message}`),
+      onRight: (r) =>
+        Console.log(`svc: browser ${r.status.profile} running (pid ${r.status.pid ?? "-"}, ${r.status.cdpUrl ?? "-"})`)
+    })
+  }
+  return yield* Effect.never
+})
+
+export const runGateway = (options: GatewayRunOptions): Effect.Effect<void, GatewayRunError> =>
+  gateway(options).pipe(
+    Effect.scoped,
+    Effect.provide(ConfigStore.Default),
+    Effect.mapError((e) => (e instanceof GatewayRunError ? e : new GatewayRunError(e.message))),
+    options.port === undefined
+      ? (self) => self
+      : Effect.withConfigProvider(
+        ConfigProvider.fromMap(new Map([["SVC_GATEWAY_PORT", String(options.port)]])).pipe(
+          ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+        )
+      )
+  )

@@ -1,0 +1,80 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { ControlApi } from "../api/ControlApi.js"
+import { BrowserManager } from "../browser/BrowserManager.js"
+import { Capture } from "../browser/Capture.js"
+import { Profiles, type ResolvedProfile } from "../browser/Profiles.js"
+import { Tabs } from "../browser/Tabs.js"
+import type { ProfileInfo } from "../domain/browser.js"
+import { Trash } from "../browser/Trash.js"
+import { ConfigStore } from "../config/ConfigStore.js"
+import { InternalError } from "../domain/errors.js"
+import * as fs from "node:fs"
+
+// Thin handlers: decode (done by the API schema), call one service, encode.
+
+const info = (p: ResolvedProfile, running: boolean): ProfileInfo => ({
+  name: p.name,
+  driver: p.driver,
+  builtIn: p.builtIn,
+  isDefault: p.isDefault,
+  cdpPort: p.cdpPort,
+  cdpUrl: p.cdpUrl,
+  attachOnly: p.attachOnly,
+  color: p.color,
+  running
+})
+
+const BrowserHandlers = HttpApiBuilder.group(ControlApi, "browser", (handlers) =>
+  Effect.gen(function*() {
+    const browsers = yield* BrowserManager
+    const profiles = yield* Profiles
+    const trash = yield* Trash
+    const store = yield* ConfigStore
+    return handlers
+      .handle("status", ({ urlParams }) => browsers.status(urlParams.profile))
+      .handle("start", ({ urlParams }) => browsers.start(urlParams.profile))
+      .handle("stop", ({ urlParams }) => browsers.stop(urlParams.profile))
+      .handle("profiles", () =>
+        Effect.gen(function*() {
+          const running = yield* browsers.runningProfiles
+          const all = yield* profiles.list
+          return { profiles: all.map((p) => info(p, running.has(p.name))) }
+        }))
+      .handle("createProfile", ({ payload }) => Effect.map(profiles.create(payload), (p) => info(p, false)))
+      .handle("deleteProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const profile = yield* browsers.deleteProfile(path.name)
+          const dir = profile.driver === "managed" ? store.paths.profileDir(profile.name) : undefined
+          const trashedTo = dir !== undefined && fs.existsSync(dir)
+            ? yield* trash.moveToTrash(dir, { stateDir: store.paths.stateDir }).pipe(
+              Effect.mapError((e) => new InternalError({ message: e.message }))
+            )
+            : null
+          return { name: profile.name, deleted: true, trashedTo }
+        }))
+  })
+)
+
+const TabsHandlers = HttpApiBuilder.group(ControlApi, "tabs", (handlers) =>
+  Effect.gen(function*() {
+    const tabs = yield* Tabs
+    return handlers
+      .handle("list", ({ urlParams }) => tabs.list(urlParams.profile))
+      .handle("open", ({ payload, urlParams }) => tabs.open(urlParams.profile, payload.url))
+      .handle("focus", ({ payload, urlParams }) => tabs.focus(urlParams.profile, payload.targetId))
+      .handle("close", ({ path, urlParams }) => tabs.close(urlParams.profile, path.targetId))
+  })
+)
+
+const InspectHandlers = HttpApiBuilder.group(ControlApi, "inspect", (handlers) =>
+  Effect.gen(function*() {
+    const capture = yield* Capture
+    return handlers
+      .handle("snapshot", ({ urlParams }) => capture.ariaSnapshot(urlParams))
+      .handle("screenshot", ({ payload, urlParams }) =>
+        capture.screenshot({ profile: urlParams.profile, targetId: payload.targetId, fullPage: payload.fullPage }))
+  })
+)
+
+export const ControlHandlersLive = Layer.mergeAll(BrowserHandlers, TabsHandlers, InspectHandlers)

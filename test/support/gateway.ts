@@ -1,0 +1,212 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+
+// Real processes for end-to-end tests: a gateway started through bin/svc with its own state dir and
+// ports, and the CLI run the way a user runs it.
+
+export const ROOT = path.resolve(import.meta.dirname, "../..")
+export const SVC_BIN = path.join(ROOT, "bin/svc")
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)))
+  })
+
+/** A gateway port whose control (+2) and relay (+3) ports are free too. */
+export const freeGatewayPort = async (): Promise<number> => {
+  for (let i = 0; i < 200; i++) {
+    const p = 20000 + Math.floor(Math.random() * 20000)
+    if ((await portFree(p)) && (await portFree(p + 2)) && (await portFree(p + 3))) return p
+  }
+  throw new Error("no free port")
+}
+
+/** A free port in the managed CDP range, so parallel test gateways do not race for the same one. */
+export const freeCdpPort = async (): Promise<number> => {
+  for (let i = 0; i < 200; i++) {
+    const p = 18800 + Math.floor(Math.random() * 100)
+    if (p !== 9222 && (await portFree(p))) return p
+  }
+  throw new Error("no free CDP port")
+}
+
+export const makeStateDir = (config?: object): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-"))
+  if (config !== undefined) fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify(config, null, 2))
+  return dir
+}
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly ms: number
+}
+
+export const runSvc = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, timeoutMs = 30_000) =>
+  new Promise<CliResult>((resolve, reject) => {
+    const t0 = performance.now()
+    const child = spawn(SVC_BIN, [...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`svc ${args.join(" ")} timed out; stderr: ${stderr}`))
+    }, timeoutMs)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, ms: performance.now() - t0 })
+    })
+  })
+
+export interface Gateway {
+  readonly stateDir: string
+  readonly port: number
+  readonly controlPort: number
+  readonly env: NodeJS.ProcessEnv
+  readonly process: ChildProcess
+  readonly output: () => string
+  readonly token: () => string
+  readonly svc: (...args: ReadonlyArray<string>) => Promise<CliResult>
+  /** SIGTERM, then the exit code. */
+  readonly stop: () => Promise<number | null>
+}
+
+export const baseEnv = (stateDir: string, port: number): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
+  delete env.NODE_OPTIONS
+  return env
+}
+
+export const startGateway = async (options: {
+  readonly config?: object
+  readonly stateDir?: string
+  readonly args?: ReadonlyArray<string>
+  readonly env?: NodeJS.ProcessEnv
+} = {}): Promise<Gateway> => {
+  const stateDir = options.stateDir ?? makeStateDir(options.config)
+  const port = await freeGatewayPort()
+  const env = { ...baseEnv(stateDir, port), ...options.env }
+  const child = spawn(SVC_BIN, ["gateway", "run", ...(options.args ?? [])], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (d) => (output += d))
+  child.stderr!.on("data", (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not become ready:\n${output}`)), 30_000)
+    const check = () => {
+      if (output.includes("svc gateway ready")) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on("data", check)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`gateway exited with ${code} before it was ready:\n${output}`))
+    })
+  })
+  const token = () => JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
+  return {
+    stateDir,
+    port,
+    controlPort: port + 2,
+    env,
+    process: child,
+    output: () => output,
+    token,
+    svc: (...args) => runSvc(args, env),
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM")
+      return exited
+    }
+  }
+}
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+  readonly json: () => any
+}
+
+/** A raw HTTP request, with full control of headers (Host included). */
+export const request = (
+  port: number,
+  method: string,
+  pathname: string,
+  headers: Record<string, string> = {},
+  body?: unknown
+) =>
+  new Promise<RawResponse>((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path: pathname,
+        headers: {
+          ...(payload !== undefined ? { "content-type": "application/json" } : {}),
+          ...headers
+        }
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (d) => (text += d))
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) })
+        )
+      }
+    )
+    req.on("error", reject)
+    if (payload !== undefined) req.write(payload)
+    req.end()
+  })
+
+export const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A loopback server for test pages: path → HTML. */
+export const servePages = async (pages: Record<string, string>) => {
+  const server = http.createServer((req, res) => {
+    const page = pages[(req.url ?? "/").split("?")[0]!]
+    if (page === undefined) {
+      res.writeHead(404).end("not found")
+      return
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as net.AddressInfo).port
+  return {
+    url: (p: string) => `http://127.0.0.1:${port}${p}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+export const isPng = (file: string): { width: number; height: number } | undefined => {
+  const b = fs.readFileSync(file)
+  if (b.length < 24 || b.toString("hex", 0, 8) !== "89504e470d0a1a0a" || b.toString("ascii", 12, 16) !== "IHDR") {
+    return undefined
+  }
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) }
+}
