@@ -58,7 +58,23 @@ const VALUE_ROLES = new Set(["textbox", "searchbox", "spinbutton", "slider"])
 /** Nodes that carry nothing a reader needs; their subtree is dropped. */
 const DROPPED_ROLES = new Set(["InlineTextBox", "ListMarker", "LineBreak"])
 /** Containers without meaning of their own; when unnamed their children take their place. */
-const TRANSPARENT_ROLES = new Set(["generic", "none", "presentation", "RootWebArea", "WebArea"])
+const TRANSPARENT_ROLES = new Set([
+  "generic",
+  "none",
+  "presentation",
+  "RootWebArea",
+  "WebArea",
+  // Text-level semantics read better as part of the sentence: "Fill in all fields." rather than four lines.
+  "emphasis",
+  "strong",
+  "code",
+  "subscript",
+  "superscript",
+  "mark",
+  "deletion",
+  "insertion",
+  "time"
+])
 
 export const frameGap = (reason: string): FrameGap => ({ _tag: "FrameGap", reason })
 

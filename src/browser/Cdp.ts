@@ -415,7 +415,7 @@ const dropped = (ep: CdpEndpoint, method: string) =>
 // ---------------------------------------------------------------------------------------------------------
 // Sessions and targets
 
-const isNoTarget = (e: CdpProtocolError) => /no target with given id|not found|no such target/i.test(e.message)
+const isNoTarget = (e: CdpProtocolError) => /no target with given id|target not found|no such target/i.test(e.message)
 
 /** Maps a protocol error about `targetId` to NotFound when the target is gone, to BrowserUnavailable otherwise. */
 const targetError = (ep: CdpEndpoint, targetId: string) => (e: SendError): NotFound | BrowserUnavailable =>
@@ -709,13 +709,14 @@ export const makeCdp = (options: CdpOptions = {}) =>
           const frames = yield* collectFrames(conn, sessionId, nodes, 0, { remaining: MAX_FRAMES })
           const rendered = renderAriaSnapshot({ nodes, frames }, { limit })
           const doc = documentInfo(nodes)
-          return {
+          const result: AriaSnapshot = {
             snapshot: rendered.text,
             nodes: rendered.nodes,
             truncated: rendered.truncated,
             url: doc.url ?? info.url,
             title: doc.title ?? info.title
-          } satisfies AriaSnapshot
+          }
+          return result
         }))
     })
 
@@ -750,7 +751,8 @@ export const makeCdp = (options: CdpOptions = {}) =>
               message: `the browser at ${redactUrl(ep.url)} returned a screenshot that is not a PNG`
             })
           }
-          return { png, width: size.width, height: size.height } satisfies Screenshot
+          const result: Screenshot = { png, width: size.width, height: size.height }
+          return result
         }))
     })
 

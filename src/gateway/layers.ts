@@ -18,13 +18,19 @@ import { isLoopbackHostname } from "../http/guards.js"
 import { guard } from "../http/middleware.js"
 import { VERSION } from "../cli/main.js"
 
-/** The browser services, on top of an already built ConfigStore. */
-export const BrowserServicesLive = Capture.Default.pipe(
-  Layer.provideMerge(Tabs.Default),
-  Layer.provideMerge(BrowserManager.Default),
-  Layer.provideMerge(Profiles.Default),
-  Layer.provideMerge(Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default))
-)
+/** What the browser services stand on: the outside world (executables, processes, CDP, the trash). */
+export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default)
+
+/** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
+export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
+  Capture.Default.pipe(
+    Layer.provideMerge(Tabs.Default),
+    Layer.provideMerge(BrowserManager.Default),
+    Layer.provideMerge(Profiles.Default),
+    Layer.provideMerge(leaves)
+  )
+
+export const BrowserServicesLive = browserServices(BrowserLeavesLive)
 
 /** The browser control server: 127.0.0.1:<control port>, never another interface. */
 export const ControlServerLive = (options: { readonly port: number; readonly credentials: Credentials }) =>

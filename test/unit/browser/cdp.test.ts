@@ -59,9 +59,10 @@ const formPage: Array<AxNode> = [
   { nodeId: "20", parentId: "19", ignored: false, role: v("listitem"), name: v(""), properties: [p("level", 1)], childIds: ["29", "30"] },
   { nodeId: "29", parentId: "20", ignored: false, role: v("ListMarker"), name: v("• ") },
   { nodeId: "30", parentId: "20", ignored: false, role: v("StaticText"), name: v("one") },
-  { nodeId: "40", parentId: "12", ignored: false, role: v("paragraph"), name: v(""), childIds: ["41", "42", "43"] },
+  { nodeId: "40", parentId: "12", ignored: false, role: v("paragraph"), name: v(""), childIds: ["41", "44", "43"] },
   { nodeId: "41", parentId: "40", ignored: false, role: v("StaticText"), name: v("Hi ") },
-  { nodeId: "42", parentId: "40", ignored: false, role: v("StaticText"), name: v("bold") },
+  { nodeId: "44", parentId: "40", ignored: false, role: v("strong"), name: v(""), childIds: ["42"] },
+  { nodeId: "42", parentId: "44", ignored: false, role: v("StaticText"), name: v("bold") },
   { nodeId: "43", parentId: "40", ignored: false, role: v("StaticText"), name: v(" there") }
 ]
 

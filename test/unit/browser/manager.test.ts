@@ -1,0 +1,127 @@
+import { it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect } from "vitest"
+import { BrowserManager } from "../../../src/browser/BrowserManager.js"
+import { Capture } from "../../../src/browser/Capture.js"
+import { Tabs } from "../../../src/browser/Tabs.js"
+import { ConfigStore } from "../../../src/config/ConfigStore.js"
+import { browserServices } from "../../../src/gateway/layers.js"
+import { makeFakeWorld } from "../../support/fakeBrowser.js"
+
+// The gateway's own browser logic over fake leaves: one launch per profile however many ask at once,
+// crash detection, on-demand start, and the current tab.
+
+const setup = (config: object = { browser: { defaultProfile: "svc" } }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-mgr-"))
+  fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify(config))
+  const world = makeFakeWorld()
+  const layer = browserServices(world.layer).pipe(
+    Layer.provideMerge(ConfigStore.Default),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SVC_STATE_DIR", dir]]))))
+  )
+  return { dir, world, layer }
+}
+
+describe("BrowserManager over fake leaves", () => {
+  it.scopedLive("launches once when many requests start the same profile at the same moment", () => {
+    const { layer, world, dir } = setup()
+    return Effect.gen(function*() {
+      const browsers = yield* BrowserManager
+      const results = yield* Effect.all(Array.from({ length: 5 }, () => browsers.start(undefined)), { concurrency: "unbounded" })
+      expect(world.launches).toHaveLength(1)
+      expect(results.filter((r) => r.launched)).toHaveLength(1)
+      // The port was assigned from the managed range and remembered in svc.json.
+      const port = world.launches[0]!.cdpPort
+      expect(port).toBeGreaterThanOrEqual(18800)
+      expect(port).toBeLessThanOrEqual(18899)
+      expect(port).not.toBe(9222)
+      const saved = JSON.parse(fs.readFileSync(path.join(dir, "svc.json"), "utf8"))
+      expect(saved.browser.profiles.svc.cdpPort).toBe(port)
+      expect(world.launches[0]).toMatchObject({ profile: "svc", color: "#FF6A00", userDataDir: path.join(dir, "browser/svc/user-data") })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.scopedLive("reports a crash in the next status and launches again on the next use", () => {
+    const { layer, world } = setup()
+    return Effect.gen(function*() {
+      const browsers = yield* BrowserManager
+      const tabs = yield* Tabs
+      const first = yield* browsers.start(undefined)
+      yield* world.crash(first.status.cdpPort!)
+      yield* Effect.yieldNow()
+      const after = yield* browsers.status(undefined)
+      expect(after).toMatchObject({ running: false, pid: null, lastExit: { signal: "SIGKILL" } })
+      // On demand: listing tabs starts the managed browser again.
+      const list = yield* tabs.list(undefined)
+      expect(list.tabs).toHaveLength(1)
+      expect(world.launches).toHaveLength(2)
+      const again = yield* browsers.status(undefined)
+      expect(again.running).toBe(true)
+      expect(again.pid).not.toBe(first.status.pid)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.scopedLive("tracks the current tab: the first tab, then what was opened or focused; never a guess", () => {
+    const { layer, world } = setup()
+    return Effect.gen(function*() {
+      const tabs = yield* Tabs
+      const capture = yield* Capture
+      const initial = yield* tabs.list(undefined)
+      expect(initial.tabs.map((t) => t.current)).toEqual([true])
+      const a = yield* tabs.open(undefined, "https://a.example/")
+      const b = yield* tabs.open(undefined, "https://b.example/")
+      expect((yield* capture.ariaSnapshot({})).targetId).toBe(b.targetId)
+      yield* tabs.focus(undefined, a.targetId)
+      expect((yield* capture.ariaSnapshot({})).targetId).toBe(a.targetId)
+      const listed = yield* tabs.list(undefined)
+      expect(listed.tabs.filter((t) => t.current).map((t) => t.targetId)).toEqual([a.targetId])
+
+      yield* tabs.close(undefined, a.targetId)
+      const orphan = yield* Effect.flip(capture.ariaSnapshot({}))
+      expect(orphan).toMatchObject({ _tag: "Conflict", message: expect.stringContaining("has no current tab; pass a targetId") })
+      // An explicit targetId still works.
+      expect((yield* capture.ariaSnapshot({ targetId: b.targetId })).targetId).toBe(b.targetId)
+      // Closed behind the gateway's back (by the page, or a person): said as such.
+      const c = yield* tabs.open(undefined, "https://c.example/")
+      const port = (yield* (yield* BrowserManager).status(undefined)).cdpPort!
+      const list = world.browsers.get(port)!
+      list.splice(list.findIndex((t) => t.targetId === c.targetId), 1)
+      const gone = yield* Effect.flip(capture.screenshot({}))
+      expect(gone).toMatchObject({ _tag: "Conflict", message: expect.stringContaining("current tab of profile \"svc\" was closed") })
+      const missing = yield* Effect.flip(tabs.focus(undefined, "NOPE"))
+      expect(missing).toMatchObject({ _tag: "NotFound", message: expect.stringContaining("svc browser tabs") })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.scopedLive("stops what it launched when its scope closes", () => {
+    const { layer, world } = setup()
+    return Effect.gen(function*() {
+      const port = yield* Effect.scoped(
+        Effect.gen(function*() {
+          const r = yield* (yield* BrowserManager).start(undefined)
+          return r.status.cdpPort!
+        }).pipe(Effect.provide(layer))
+      )
+      expect(world.browsers.has(port)).toBe(false)
+    })
+  })
+
+  it.scopedLive("gives each managed profile its own port, colour and data dir", () => {
+    const { layer, world, dir } = setup({
+      browser: { defaultProfile: "svc", color: "#101010", profiles: { work: { color: "#00FF00" } } }
+    })
+    return Effect.gen(function*() {
+      const browsers = yield* BrowserManager
+      yield* browsers.start(undefined)
+      yield* browsers.start("work")
+      const [svc, work] = world.launches
+      expect(svc!.cdpPort).not.toBe(work!.cdpPort)
+      expect(svc!.color).toBe("#101010")
+      expect(work!.color).toBe("#00FF00")
+      expect(work!.userDataDir).toBe(path.join(dir, "browser/work/user-data"))
+    }).pipe(Effect.provide(layer))
+  })
+})
