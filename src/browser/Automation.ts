@@ -21,9 +21,6 @@ const here = (): string => {
  * checked at start-up, so the gateway does not pay the library's load time before it is used.
  */
 export const probeAutomation = Effect.sync((): AutomationAvailability => {
-  if (process.env.SVC_DISABLE_AUTOMATION === "1") {
-    return { available: false, library: "playwright-core", reason: "disabled by SVC_DISABLE_AUTOMATION=1" }
-  }
   try {
     createRequire(here()).resolve("playwright-core")
     return { available: true, library: "playwright-core" }
@@ -31,7 +28,8 @@ export const probeAutomation = Effect.sync((): AutomationAvailability => {
     return {
       available: false,
       library: "playwright-core",
-      reason: "playwright-core cannot be resolved from this gateway build"
+      reason: "the automation library (playwright-core) cannot be loaded by this gateway build; " +
+        "install the full svc package (not a core-only build) and restart the gateway"
     }
   }
 })

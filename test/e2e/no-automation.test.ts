@@ -1,0 +1,70 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { spawn } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { baseEnv, freeCdpPort, freeGatewayPort, isPng, makeStateDir, ROOT, runSvc, servePages } from "../support/gateway.js"
+
+// A real gateway process that cannot resolve playwright-core: the full bundle copied away from
+// node_modules. It must start, say so in its status, and serve every CDP-only route.
+
+describe("gateway without the automation library", () => {
+  let child: ReturnType<typeof spawn>
+  let env: NodeJS.ProcessEnv
+  let pages: Awaited<ReturnType<typeof servePages>>
+
+  beforeAll(async () => {
+    const isolated = fs.mkdtempSync(path.join(os.tmpdir(), "svc-core-only-"))
+    fs.copyFileSync(path.join(ROOT, "dist/svc.cjs"), path.join(isolated, "svc.cjs"))
+    pages = await servePages({ "/": "<!doctype html><title>Plain</title><h1>Still here</h1><button>Go</button>" })
+    const cdpPort = await freeCdpPort()
+    const stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } })
+    env = baseEnv(stateDir, await freeGatewayPort())
+    child = spawn(process.execPath, [path.join(isolated, "svc.cjs"), "gateway", "run"], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(out)), 30_000)
+      child.stdout!.on("data", (d) => {
+        out += d
+        if (out.includes("svc gateway ready")) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      child.stderr!.on("data", (d) => (out += d))
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)))
+    })
+  })
+
+  afterAll(async () => {
+    if (child?.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGTERM")
+      await exited
+    }
+    await pages?.close()
+  })
+
+  it("reports the library as unavailable, with what to do", async () => {
+    const status = JSON.parse((await runSvc(["browser", "status", "--json"], env)).stdout)
+    expect(status.automation).toEqual({
+      available: false,
+      library: "playwright-core",
+      reason: expect.stringContaining("install the full svc package")
+    })
+    const human = await runSvc(["browser", "status"], env)
+    expect(human.stdout).toContain("automation: unavailable")
+  })
+
+  it("serves tabs, the ARIA snapshot and screenshots over CDP alone", async () => {
+    const tab = JSON.parse((await runSvc(["browser", "open", pages.url("/"), "--json"], env)).stdout)
+    expect(tab.url).toBe(pages.url("/"))
+    const tabs = JSON.parse((await runSvc(["browser", "tabs", "--json"], env)).stdout)
+    expect(tabs.tabs.map((t: { targetId: string }) => t.targetId)).toContain(tab.targetId)
+    const snap = await runSvc(["browser", "snapshot", "--format", "aria"], env)
+    expect(snap.stdout).toContain('heading "Still here"')
+    expect(snap.stdout).toContain('button "Go"')
+    const shot = await runSvc(["browser", "screenshot", "--json"], env)
+    expect(isPng(JSON.parse(shot.stdout).path)).toBeDefined()
+  })
+})
