@@ -1,7 +1,10 @@
 import type { Connection } from "./Connection.js"
 
-/** Any failure of a CLI command, as the one line a person reads. */
-export const describeCliError = (error: unknown, connection?: Connection): string => {
+/** Any failure of a CLI command, as the one line a person reads (multi-line messages are folded). */
+export const describeCliError = (error: unknown, connection?: Connection): string =>
+  describe(error, connection).trim().replace(/\s*\n\s*/g, " | ")
+
+const describe = (error: unknown, connection?: Connection): string => {
   const e = error as { _tag?: string; message?: string; reason?: string; response?: { status: number } }
   switch (e?._tag) {
     case "ConnectionError":

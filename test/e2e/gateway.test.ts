@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -192,6 +193,35 @@ describe("gateway process lifecycle", () => {
     expect(status.running).toBe(true)
     expect(await gw.stop()).toBe(0)
     expect(pidAlive(status.pid)).toBe(false)
+  })
+
+  it("a browser that fails to launch says why, with the tail of its own stderr", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-badchrome-"))
+    const fake = path.join(dir, "chrome")
+    fs.writeFileSync(fake, "#!/bin/sh\necho 'error while loading shared libraries: libfoo.so.1' >&2\nexit 127\n", { mode: 0o755 })
+    const gw = await startGateway({
+      config: { browser: { defaultProfile: "svc", executablePath: fake, profiles: { svc: { cdpPort: await freeCdpPort() } } } }
+    })
+    try {
+      const r = await gw.svc("browser", "start")
+      expect(r.code).not.toBe(0)
+      expect(r.stderr.trim().split("\n")).toHaveLength(1)
+      expect(r.stderr).toContain("libfoo.so.1")
+      expect(r.stderr).toContain("127")
+      const missing = await runSvc(["config", "set", "browser.executablePath", "/nonexistent/chrome"], gw.env)
+      expect(missing.code).toBe(0)
+    } finally {
+      expect(await gw.stop()).toBe(0)
+    }
+    // Restarted with the new config: the configured path is named, and auto-detection is not tried instead.
+    const again = await startGateway({ stateDir: gw.stateDir })
+    try {
+      const r = await again.svc("browser", "start")
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toContain("/nonexistent/chrome")
+    } finally {
+      await again.stop()
+    }
   })
 
   it("refuses an invalid config with one message naming the key path", async () => {
