@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 "use strict"
 // Runs a dist/ bundle with a V8 code cache: `node bin/svc-load.cjs cli.cjs args...` is `node dist/cli.cjs
-// args...` without compiling the bundle again. bin/svc uses it when the start-up snapshot cannot be used
-// with this node. The cache (dist/<bundle>.cache) is written once, atomically, when the process exits
-// (so it holds the functions the run compiled), and again whenever V8 rejects it; scripts/build.mjs
-// deletes it when the bundle changes.
+// args...` without compiling the bundle again. bin/svc uses it when the start-up snapshot cannot be used.
+// The cache is written once, atomically, when the process exits (so it holds what the run compiled), and
+// again whenever V8 rejects it. V8 only checks a cache against the length of its source, so the cache's
+// name carries the bundle's size and mtime: a rebuilt bundle never meets the cache of the old one.
 const fs = require("node:fs")
 const path = require("node:path")
 const vm = require("node:vm")
@@ -12,13 +12,17 @@ const { createRequire } = require("node:module")
 
 const filename = path.join(__dirname, "..", "dist", process.argv[2] || "cli.cjs")
 let source
+let cacheFile
 try {
-  source = fs.readFileSync(filename, "utf8")
+  const fd = fs.openSync(filename, "r")
+  const st = fs.fstatSync(fd)
+  source = fs.readFileSync(fd, "utf8")
+  fs.closeSync(fd)
+  cacheFile = `${filename}.${st.size}-${Math.trunc(st.mtimeMs)}.cache`
 } catch {
   console.error(`svc: ${filename} is missing: run \`npm run build\` in ${path.join(__dirname, "..")}`)
   process.exit(1)
 }
-const cacheFile = `${filename}.cache`
 let cachedData
 try {
   cachedData = fs.readFileSync(cacheFile)

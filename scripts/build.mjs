@@ -2,11 +2,14 @@
 // snapshot cli.blob that bin/svc starts `svc ...` from. Runs in `prepare` and in the test globalSetup, so it
 // is quick and idempotent: an unchanged bundle is not rewritten and its snapshot is not rebuilt.
 //
-// Snapshot blobs only load in the node binary that built them: cli.blob.json records which one (version,
-// path, inode and size), and cli.blob.id holds the "inode size" line bin/svc compares before using the blob.
+// A snapshot blob only loads in the node binary that built it, with the V8 flags it was built with:
+// cli.blob.json records which binary (version, path, inode, size) and which flags, and cli.blob.id holds
+// the two lines bin/svc reads before using the blob: "inode size" of that binary, then the flags.
+// When the snapshot cannot be built (another node, a builtin that is not snapshot-safe), the build warns
+// and goes on: bin/svc then starts the lean bundle through its code-cache loader.
 
 import * as esbuild from "esbuild"
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import { isBuiltin } from "node:module"
@@ -21,9 +24,9 @@ const quiet = process.argv.includes("--quiet")
 const log = (line) => quiet || console.log(`build: ${line}`)
 const warn = (line) => console.warn(`build: warning: ${line}`)
 
-// Builtins a snapshot-building script may load at its top level (node 20-24 load them without the "not
-// yet fully verified" warning). Anything else, `node:http` first of all, must be loaded lazily at run
-// time: see src/cli/leanRuntime.ts.
+// Builtins a snapshot-building script may load at its top level (node 20 loads them without the "not yet
+// fully verified" warning; `node:http` even aborts the build). Anything else must be loaded lazily, at run
+// time: see `builtin` in src/cli/leanRuntime.ts.
 const SNAPSHOT_SAFE_BUILTINS = new Set([
   "assert", "buffer", "console", "constants", "crypto", "dns", "events", "fs", "fs/promises", "os", "path",
   "path/posix", "path/win32", "process", "querystring", "stream", "stream/promises", "string_decoder",
@@ -70,6 +73,7 @@ const externalImports = (result) =>
 // A bundle that fails does not stop the other one (nor the snapshot); the build still fails at the end.
 const failures = []
 const results = []
+let unsafeBuiltins = []
 bundles.forEach((b, i) => {
   const s = settled[i]
   if (s.status === "rejected") {
@@ -88,6 +92,7 @@ bundles.forEach((b, i) => {
       failures.push(`${b.entry} requires packages at run time: ${packages.join(", ")}`)
       return
     }
+    unsafeBuiltins = [...new Set(imports.map((p) => p.replace(/^node:/, "")))].filter((p) => !SNAPSHOT_SAFE_BUILTINS.has(p))
   }
   results.push(s.value)
 })
@@ -106,9 +111,10 @@ for (const result of results) {
     changed.add(path.basename(file.path))
   }
 }
-for (const name of changed) {
-  // A V8 code cache is only checked against the source's length: drop it when its source changes.
-  if (name.endsWith(".cjs")) fs.rmSync(path.join(dist, `${name}.cache`), { force: true })
+// Code caches (bin/svc-load.cjs) of bundles that changed are dead weight now.
+for (const f of fs.readdirSync(dist)) {
+  const m = /^(.+\.cjs)\..+\.cache$/.exec(f)
+  if (m !== null && changed.has(m[1])) fs.rmSync(path.join(dist, f), { force: true })
 }
 log(`bundles ${changed.size === 0 ? "unchanged" : `written (${[...changed].filter((n) => n.endsWith(".cjs")).join(", ")})`}`)
 
@@ -124,8 +130,15 @@ const nodeIdentity = () => {
   const st = fs.statSync(process.execPath, { bigint: true })
   return { ino: st.ino.toString(), size: st.size.toString() }
 }
+// The seed of V8's string hashes stays the one drawn when the blob was built, instead of a new seed and a
+// rehash of every table in the heap at each start (~7 ms). What that gives up, hash-flooding resistance
+// with a per-process seed, matters to a server taking untrusted keys, not to a CLI run reading its own
+// gateway's answer; the seed is still random per build. bin/svc passes the same flags.
+const SNAPSHOT_FLAGS = ["--no-rehash-snapshot"]
+
 const wanted = {
   node: process.version,
+  flags: SNAPSHOT_FLAGS.join(" "),
   execPath: process.execPath,
   ...nodeIdentity(),
   arch: process.arch,
@@ -133,10 +146,12 @@ const wanted = {
   source: crypto.createHash("sha256").update(cliSource).digest("hex")
 }
 
+const blobId = () => `${wanted.ino} ${wanted.size}\n${wanted.flags}\n`
+
 const current = (() => {
   try {
     const info = JSON.parse(fs.readFileSync(blobInfoFile, "utf8"))
-    return fs.existsSync(blob) && fs.readFileSync(blobIdFile, "utf8") === `${wanted.ino} ${wanted.size}\n` &&
+    return fs.existsSync(blob) && fs.readFileSync(blobIdFile, "utf8") === blobId() &&
       Object.keys(wanted).every((k) => info[k] === wanted[k])
   } catch {
     return false
@@ -148,15 +163,23 @@ const dropSnapshot = () => {
 }
 
 const buildSnapshot = () => {
+  if (unsafeBuiltins.length > 0) {
+    return `the CLI bundle loads ${unsafeBuiltins.map((b) => `node:${b}`).join(", ")} at its top level, which a ` +
+      "snapshot cannot hold: load it when first used (see `builtin` in src/cli/leanRuntime.ts)"
+  }
   if (!(typeof process.features === "object" && "snapshot" in process.features ? process.features.snapshot : true)) {
     return "this node was built without snapshot support"
   }
   const tmp = `${blob}.${process.pid}.tmp`
   // cwd is dist/ so nothing of the caller's directory leaks into the heap that is saved.
-  const run = spawnSync(process.execPath, ["--snapshot-blob", tmp, "--build-snapshot", "cli.cjs"], {
+  // Without NODE_OPTIONS: V8 flags are part of a snapshot, and bin/svc runs it without any.
+  const env = { ...process.env }
+  delete env.NODE_OPTIONS
+  const run = spawnSync(process.execPath, [...SNAPSHOT_FLAGS, "--snapshot-blob", tmp, "--build-snapshot", "cli.cjs"], {
     cwd: dist,
     encoding: "utf8",
-    timeout: 60_000
+    timeout: 60_000,
+    env
   })
   const output = `${run.stdout ?? ""}${run.stderr ?? ""}`
   if (run.status !== 0 || !fs.existsSync(tmp)) {
@@ -169,10 +192,10 @@ const buildSnapshot = () => {
     return `a builtin that is not snapshot-safe is loaded at the top level of the CLI bundle:\n${output.trim()}`
   }
   // Smoke test: the blob must start and print the version, or it is not used.
-  const probe = spawnSync(process.execPath, ["--snapshot-blob", tmp, "svc", "--version"], {
+  const probe = spawnSync(process.execPath, [...SNAPSHOT_FLAGS, "--snapshot-blob", tmp, "svc", "--version"], {
     encoding: "utf8",
     timeout: 20_000,
-    env: { ...process.env, NODE_OPTIONS: "" }
+    env
   })
   if (probe.status !== 0 || !probe.stdout.includes(".")) {
     fs.rmSync(tmp, { force: true })
@@ -180,7 +203,7 @@ const buildSnapshot = () => {
   }
   fs.renameSync(tmp, blob)
   writeAtomic(blobInfoFile, JSON.stringify(wanted, null, 2) + "\n")
-  writeAtomic(blobIdFile, `${wanted.ino} ${wanted.size}\n`)
+  writeAtomic(blobIdFile, blobId())
   return undefined
 }
 
@@ -197,14 +220,12 @@ if (current) {
   }
 }
 
-// Warm the code cache of the fallback path once, so its first real run is not the slow one.
-if (!fs.existsSync(path.join(dist, "cli.cjs.cache"))) {
-  try {
-    execFileSync(process.execPath, [path.join(root, "bin", "svc-load.cjs"), "cli.cjs", "--version"], {
-      stdio: "ignore",
-      timeout: 20_000
-    })
-  } catch {}
+// Warm the code cache of the fallback path, so its first real run is not the slow one.
+if (!fs.readdirSync(dist).some((f) => f.startsWith("cli.cjs.") && f.endsWith(".cache"))) {
+  spawnSync(process.execPath, [path.join(root, "bin", "svc-load.cjs"), "cli.cjs", "--version"], {
+    stdio: "ignore",
+    timeout: 20_000
+  })
 }
 
 finish()

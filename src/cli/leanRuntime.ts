@@ -8,12 +8,13 @@ import {
   type HttpClientRequest,
   HttpClientResponse,
   HttpIncomingMessage,
+  Path,
   Terminal,
   UrlParams
 } from "@effect/platform"
 import type * as HttpBody from "@effect/platform/HttpBody"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { Chunk, Effect, Exit, Inspectable, Layer, Mailbox, Option, Stream } from "effect"
+import { Chunk, Context, Effect, Exit, Inspectable, Layer, Mailbox, Option, Stream } from "effect"
 import type * as NodeFs from "node:fs"
 import type * as NodeHttp from "node:http"
 import { GatewayRunError, GatewayRunner } from "./GatewayRunner.js"
@@ -73,18 +74,22 @@ const unsupported = (method: string) =>
     `FileSystem.${method} is not available in the lean CLI runtime (src/cli/leanRuntime.ts); add it there if the CLI needs it`
   )
 
-/** A node callback API as an effect; the callback's error becomes a SystemError like platform-node's. */
-const fsCall = <A>(
-  method: string,
-  path: string,
-  start: (fs: typeof NodeFs, done: (err: NodeJS.ErrnoException | null, value?: A) => void) => void
-) =>
-  Effect.async<A, PlatformError.PlatformError>((resume) => {
+/**
+ * One synchronous node call as an effect: an errno error becomes the SystemError platform-node makes of
+ * it, anything else a BadArgument. Synchronous because a CLI run reads a file or two, and the first
+ * asynchronous call would start libuv's thread pool (four threads), which is most of what a read costs.
+ */
+const fsSync = <A>(method: string, path: string, call: (fs: typeof NodeFs) => A) =>
+  Effect.suspend(() => {
     try {
-      start(fs(), (err, value) =>
-        resume(err ? Effect.fail(systemError(method, path, err)) : Effect.succeed(value as A)))
-    } catch (cause) {
-      resume(Effect.fail(badArgument("FileSystem", method, cause)))
+      return Effect.succeed(call(fs()))
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      return Effect.fail<PlatformError.PlatformError>(
+        typeof e?.code === "string" && typeof e.syscall === "string"
+          ? systemError(method, path, e)
+          : badArgument("FileSystem", method, err)
+      )
     }
   })
 
@@ -115,7 +120,7 @@ const toInfo = (stat: NodeFs.Stats): FileSystem.File.Info => ({
   uid: Option.fromNullable(stat.uid),
   gid: Option.fromNullable(stat.gid),
   size: FileSystem.Size(stat.size),
-  blksize: Option.fromNullable(FileSystem.Size(stat.blksize)),
+  blksize: Option.map(Option.fromNullable(stat.blksize), FileSystem.Size),
   blocks: Option.fromNullable(stat.blocks)
 })
 
@@ -124,33 +129,18 @@ const unsupportedEffect = (method: string) => () => Effect.fail(unsupported(meth
 /** What the CLI and @effect/cli read: access/exists, readFile/readFileString, stat, readDirectory, realPath. */
 export const leanFileSystem: FileSystem.FileSystem = FileSystem.make({
   access: (path, options) =>
-    fsCall<void>("access", path, (fs, done) => {
+    fsSync("access", path, (fs) => {
       let mode = fs.constants.F_OK
       if (options?.readable) mode |= fs.constants.R_OK
       if (options?.writable) mode |= fs.constants.W_OK
-      fs.access(path, mode, done)
+      fs.accessSync(path, mode)
     }),
-  // Synchronous: the CLI reads one small file, and an asynchronous read would start libuv's thread pool
-  // (four threads) for it, which is most of what the read costs.
-  readFile: (path) =>
-    Effect.suspend(() => {
-      try {
-        return Effect.succeed(fs().readFileSync(path) as Uint8Array)
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException
-        return Effect.fail(
-          typeof e?.code === "string" ? systemError("readFile", path, e) : badArgument("FileSystem", "readFile", err)
-        )
-      }
-    }),
-  stat: (path) => Effect.map(fsCall<NodeFs.Stats>("stat", path, (fs, done) => fs.stat(path, done)), toInfo),
+  readFile: (path) => fsSync("readFile", path, (fs): Uint8Array => fs.readFileSync(path)),
+  stat: (path) => fsSync("stat", path, (fs) => toInfo(fs.statSync(path))),
   readDirectory: (path, options) =>
-    fsCall<Array<string>>(
-      "readDirectory",
-      path,
-      (fs, done) => fs.readdir(path, { recursive: options?.recursive ?? false }, done as never)
-    ),
-  realPath: (path) => fsCall<string>("realPath", path, (fs, done) => fs.realpath(path, done)),
+    fsSync("readDirectory", path, (fs) =>
+      fs.readdirSync(path, { encoding: "utf8", recursive: options?.recursive ?? false })),
+  realPath: (path) => fsSync("realPath", path, (fs) => fs.realpathSync(path)),
   chmod: unsupportedEffect("chmod"),
   chown: unsupportedEffect("chown"),
   copy: unsupportedEffect("copy"),
@@ -519,13 +509,13 @@ export const deferFormDataGlobal = (): (() => void) => {
  * forwarded to it exactly once: in the terminal's group it would get Ctrl-C twice (from the terminal and
  * from us), and a second SIGINT ends a gateway that is still closing its scopes.
  */
-export const handOverGatewayRunner = (fullBundle: string): GatewayRunner["Type"] => ({
+export const handOverGatewayRunner = (
+  fullBundle: string,
+  execArgv: ReadonlyArray<string>
+): GatewayRunner["Type"] => ({
   run: ({ port, startBrowser }) =>
     Effect.async<void, GatewayRunError>((resume) => {
       const { spawn } = builtin<typeof import("node:child_process")>("node:child_process")
-      const execArgv = process.execArgv.filter((a, i, all) =>
-        !a.startsWith("--snapshot-blob") && all[i - 1] !== "--snapshot-blob"
-      )
       const args = [...execArgv, fullBundle, "gateway", "run"]
       if (port !== undefined) args.push("--port", String(port))
       if (startBrowser) args.push("--start-browser")
@@ -551,15 +541,29 @@ export const handOverGatewayRunner = (fullBundle: string): GatewayRunner["Type"]
     })
 })
 
+/** node:path as the Path service, taken out of its layer once (at build time, in the snapshot). */
+const nodePath: Path.Path = Effect.runSync(Effect.provide(Path.Path, NodePath.layer))
+
+export interface LeanRuntimeOptions {
+  /** dist/svc.cjs, which `svc gateway run` hands over to. */
+  readonly fullBundle: string
+  /** The node options to run it with (not the snapshot's). */
+  readonly execArgv: ReadonlyArray<string>
+}
+
 /**
  * FileSystem, Path, Terminal and HttpClient for the CLI inside the start-up snapshot, and the GatewayRunner
- * that hands over to the full bundle at `fullBundle`.
+ * that hands over to the full bundle. A plain context: providing it builds nothing, where a layer would
+ * build a memo map, a scope and a fiber per layer on every run.
  */
-export const leanRuntimeLayer = (options: { readonly fullBundle: string }) =>
-  Layer.mergeAll(
-    Layer.succeed(FileSystem.FileSystem, leanFileSystem),
-    NodePath.layer,
-    Layer.succeed(Terminal.Terminal, leanTerminal),
-    Layer.succeed(HttpClient.HttpClient, leanHttpClient),
-    Layer.succeed(GatewayRunner, handOverGatewayRunner(options.fullBundle))
+export const leanRuntimeContext = (options: LeanRuntimeOptions) =>
+  Context.make(FileSystem.FileSystem, leanFileSystem).pipe(
+    Context.add(Path.Path, nodePath),
+    Context.add(Terminal.Terminal, leanTerminal),
+    Context.add(HttpClient.HttpClient, leanHttpClient),
+    Context.add(GatewayRunner, handOverGatewayRunner(options.fullBundle, options.execArgv))
   )
+
+/** The same services as a layer. */
+export const leanRuntimeLayer = (options: LeanRuntimeOptions) =>
+  Layer.succeedContext(leanRuntimeContext(options))

@@ -5,7 +5,7 @@ import { runCli } from "../cli/main.js"
 import { runGateway } from "../gateway/run.js"
 
 // The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
-// `svc gateway run` lands here (bin/svc), and so does everything when there is no start-up snapshot.
+// bin/svc sends `svc gateway ...` here; the other commands start from the lean entry (src/entry/cli.ts).
 
 const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGateway(options) })
 

@@ -349,7 +349,7 @@ describe("lean Terminal", () => {
       expect(services[0]).toBe(leanFileSystem)
       expect(services[1]).toBe(leanTerminal)
       expect(services[2]).toBe(leanHttpClient)
-    }).pipe(Effect.provide(leanRuntimeLayer({ fullBundle: "/nowhere/svc.cjs" }))))
+    }).pipe(Effect.provide(leanRuntimeLayer({ fullBundle: "/nowhere/svc.cjs", execArgv: [] }))))
 })
 
 describe("FormData stand-in", () => {
