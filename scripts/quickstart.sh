@@ -42,7 +42,20 @@ fi
 # npm packages, exactly as locked; `npm ci` also builds (the prepare script).
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund
+  err=$(mktemp)
+  if ! npm ci --no-audit --no-fund 2>"$err"; then
+    if grep -q "package.json and package-lock.json or npm-shrinkwrap.json are in sync" "$err"; then
+      # npm 11 as set up here leaves other platforms' optional packages out of the lockfile it writes,
+      # then `npm ci` refuses that same lockfile. `npm install --no-save` installs the locked versions.
+      say "npm ci refused the lockfile over other platforms' optional packages; installing the locked versions"
+      npm install --no-save --no-audit --no-fund
+    else
+      cat "$err" >&2
+      rm -f "$err"
+      exit 1
+    fi
+  fi
+  rm -f "$err"
 else
   npm run --silent build
 fi
