@@ -1,11 +1,12 @@
 import { Effect, Exit, Fiber, Option, Ref, Scope, SynchronizedRef } from "effect"
+import * as fs from "node:fs"
 import { ConfigStore } from "../config/ConfigStore.js"
 import type { BrowserStatus, StartResult } from "../domain/browser.js"
-import { BrowserUnavailable, Conflict, InternalError } from "../domain/errors.js"
+import { BrowserUnavailable, Conflict } from "../domain/errors.js"
 import { type AutomationAvailability, probeAutomation } from "./Automation.js"
 import { Cdp, type CdpEndpoint } from "./Cdp.js"
 import { ChromeLauncher, defaultHeadless, defaultNoSandbox, type LaunchedBrowser } from "./ChromeLauncher.js"
-import { ChromeLocator } from "./ChromeLocator.js"
+import { ChromeLocator, type LocatedBrowser } from "./ChromeLocator.js"
 import { Profiles, type ResolvedProfile } from "./Profiles.js"
 
 interface Running {
@@ -58,10 +59,26 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       noSandbox: config.browser?.noSandbox ?? defaultNoSandbox()
     }))
 
+    // Detection asks the desktop for its default browser (tens of ms): do it once per configured path,
+    // and again only if the executable found has gone.
+    const located = yield* Ref.make<{ readonly configured: string | undefined; readonly found: LocatedBrowser } | undefined>(
+      undefined
+    )
+    const locate = (configured: string | undefined) =>
+      Effect.gen(function*() {
+        const cached = yield* Ref.get(located)
+        if (cached !== undefined && cached.configured === configured && fs.existsSync(cached.found.path)) {
+          return cached.found
+        }
+        const found = yield* locator.locate(configured)
+        yield* Ref.set(located, { configured, found })
+        return found
+      })
+
     const launch = (profile: ResolvedProfile) =>
       Effect.gen(function*() {
         const config = yield* store.get
-        const executable = yield* locator.locate(config.browser?.executablePath)
+        const executable = yield* locate(config.browser?.executablePath)
         const port = yield* profiles.ensurePort(profile)
         const { headless, noSandbox } = yield* settings
         const scope = yield* Scope.make()
@@ -259,4 +276,3 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
   })
 }) {}
 
-export type { InternalError }

@@ -53,7 +53,7 @@ export interface LaunchedBrowser {
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 20_000
-const POLL_INTERVAL_MS = 50
+const POLL_INTERVAL_MS = 15
 const TERM_GRACE_MS = 3_000
 const KILL_GRACE_MS = 2_000
 const TAIL_BYTES = 2_048
