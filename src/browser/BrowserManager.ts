@@ -135,7 +135,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
             return yield* (profile.driver === "relay"
               ? new BrowserUnavailable({
                 message: `the extension relay for profile "relay" is not connected at ${url}: ` +
-                  "use the managed browser (`--browser-profile svc`) or a profile with a cdpUrl"
+                  "use the managed browser (`--browser-profile svc`, or make it the default with " +
+                  "`svc config set browser.defaultProfile svc`) or a profile with a cdpUrl"
               })
               : new BrowserUnavailable({
                 message: profile.attachOnly && profile.driver === "managed"
