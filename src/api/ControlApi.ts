@@ -1,12 +1,20 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import {
+  ActRequest,
+  ActResult,
   BrowserStatus,
   CloseTabResult,
   CreateProfileRequest,
   DeleteProfileResult,
   FocusTabRequest,
+  HighlightRequest,
+  HighlightResult,
+  NavigateRequest,
+  NavigateResult,
   OpenTabRequest,
+  PdfRequest,
+  PdfResult,
   ProfileInfo,
   ProfileList,
   ProfileName,
@@ -67,12 +75,31 @@ export class InspectGroup extends HttpApiGroup.make("inspect")
       .setPayload(ScreenshotRequest)
       .addSuccess(ScreenshotResult)
   )
+  .add(HttpApiEndpoint.post("pdf", "/pdf").setUrlParams(ProfileQuery).setPayload(PdfRequest).addSuccess(PdfResult))
+{}
+
+/** Navigate and act: these need the automation library (501 without it). */
+export class ActGroup extends HttpApiGroup.make("act")
+  .add(
+    HttpApiEndpoint.post("navigate", "/navigate")
+      .setUrlParams(ProfileQuery)
+      .setPayload(NavigateRequest)
+      .addSuccess(NavigateResult)
+  )
+  .add(HttpApiEndpoint.post("act", "/act").setUrlParams(ProfileQuery).setPayload(ActRequest).addSuccess(ActResult))
+  .add(
+    HttpApiEndpoint.post("highlight", "/highlight")
+      .setUrlParams(ProfileQuery)
+      .setPayload(HighlightRequest)
+      .addSuccess(HighlightResult)
+  )
 {}
 
 export class ControlApi extends HttpApi.make("svc-control")
   .add(BrowserGroup)
   .add(TabsGroup)
   .add(InspectGroup)
+  .add(ActGroup)
   .addError(Errors.InvalidRequest)
   .addError(Errors.Unauthorized)
   .addError(Errors.Forbidden)

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { createRequire } from "node:module"
 import * as path from "node:path"
+import { AUTOMATION_UNAVAILABLE_MESSAGE } from "./Playwright.js"
 
 export interface AutomationAvailability {
   readonly available: boolean
@@ -21,15 +22,15 @@ const here = (): string => {
  * checked at start-up, so the gateway does not pay the library's load time before it is used.
  */
 export const probeAutomation = Effect.sync((): AutomationAvailability => {
-  try {
-    createRequire(here()).resolve("playwright-core")
-    return { available: true, library: "playwright-core" }
-  } catch {
-    return {
-      available: false,
-      library: "playwright-core",
-      reason: "the automation library (playwright-core) cannot be loaded by this gateway build; " +
-        "install the full svc package (not a core-only build) and restart the gateway"
+  const require = createRequire(here())
+  // The same order the loader (Playwright.ts) tries them in.
+  for (const library of ["playwright-core", "playwright"]) {
+    try {
+      require.resolve(library)
+      return { available: true, library }
+    } catch {
+      // try the next
     }
   }
+  return { available: false, library: "playwright-core", reason: AUTOMATION_UNAVAILABLE_MESSAGE }
 })

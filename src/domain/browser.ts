@@ -96,14 +96,53 @@ export const OpenTabRequest = Schema.Struct({ url: Schema.String })
 export const FocusTabRequest = Schema.Struct({ targetId: TargetId })
 export const CloseTabResult = Schema.Struct({ targetId: Schema.String, closed: Schema.Boolean })
 
-export const SnapshotFormat = Schema.Literal("aria")
+/** ai: text with numeric refs; aria: the accessibility tree, no refs; role: lines with e<n> refs. */
+export const SnapshotFormat = Schema.Literal("ai", "aria", "role")
 export type SnapshotFormat = typeof SnapshotFormat.Type
+
+/** A boolean in a query string: `true`/`false`/`1`/`0`, or present without a value. */
+const QueryFlag = Schema.transform(Schema.Literal("true", "false", "1", "0", ""), Schema.Boolean, {
+  strict: true,
+  decode: (s) => s === "true" || s === "1" || s === "",
+  encode: (b) => (b ? "true" : "false")
+})
+
+const QueryInt = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.int(),
+    Schema.between(min, max),
+    Schema.annotations({ message: () => `expected a whole number from ${min} to ${max}` })
+  )
 
 export const SnapshotQuery = Schema.Struct({
   profile: Schema.optional(ProfileName),
   targetId: Schema.optional(TargetId),
   format: Schema.optional(SnapshotFormat),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100_000)))
+  /** `efficient`: interactive + compact + a depth limit + a 10,000-character cap. */
+  mode: Schema.optional(Schema.Literal("efficient")),
+  /** aria: at most this many nodes; ai and role: at most this many characters. */
+  limit: Schema.optional(QueryInt(1, 10_000_000)),
+  interactive: Schema.optional(QueryFlag),
+  compact: Schema.optional(QueryFlag),
+  depth: Schema.optional(QueryInt(1, 1000)),
+  selector: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  frame: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  efficient: Schema.optional(QueryFlag),
+  labels: Schema.optional(QueryFlag)
+})
+export type SnapshotQuery = typeof SnapshotQuery.Type
+
+export const RefInfo = Schema.Struct({
+  role: Schema.String,
+  name: Schema.String,
+  nth: Schema.optional(Schema.Number)
+})
+
+export const SnapshotStats = Schema.Struct({
+  lines: Schema.Number,
+  chars: Schema.Number,
+  refs: Schema.Number,
+  interactive: Schema.Number
 })
 
 export const SnapshotResult = Schema.Struct({
@@ -112,14 +151,22 @@ export const SnapshotResult = Schema.Struct({
   url: Schema.String,
   title: Schema.String,
   snapshot: Schema.String,
-  nodes: Schema.Number,
-  truncated: Schema.Boolean
+  truncated: Schema.Boolean,
+  /** aria: how many nodes the text shows. */
+  nodes: Schema.optional(Schema.Number),
+  /** ai and role: each ref the text shows, to its role, name and (role refs) nth. */
+  refs: Schema.optional(Schema.Record({ key: Schema.String, value: RefInfo })),
+  stats: Schema.optional(SnapshotStats),
+  /** With labels: a viewport screenshot with each visible ref's label drawn on its element. */
+  labelsPath: Schema.optional(Schema.String)
 })
 export type SnapshotResult = typeof SnapshotResult.Type
 
 export const ScreenshotRequest = Schema.Struct({
   targetId: Schema.optional(TargetId),
-  fullPage: Schema.optional(Schema.Boolean)
+  fullPage: Schema.optional(Schema.Boolean),
+  /** A snapshot ref: screenshot just that element (needs the automation library). */
+  ref: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 })
 
 export const ScreenshotResult = Schema.Struct({
@@ -159,3 +206,86 @@ export const DeleteProfileResult = Schema.Struct({
   /** Where the profile's data directory went (the trash), if it had one. */
   trashedTo: Schema.NullOr(Schema.String)
 })
+
+// ---- navigate and act (the automation library) ----
+
+/** A ref from a snapshot: numeric (`12`), role (`e3`) or frame-qualified (`f1e2`). */
+export const Ref = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(200),
+  Schema.annotations({ identifier: "Ref", message: () => "a ref is what a snapshot shows as [ref=…], e.g. 12 or e3" })
+)
+
+export const NavigateRequest = Schema.Struct({ url: Schema.String, targetId: Schema.optional(TargetId) })
+export const NavigateResult = Schema.Struct({
+  targetId: Schema.String,
+  url: Schema.String,
+  title: Schema.String,
+  status: Schema.NullOr(Schema.Number)
+})
+
+const tab = { targetId: Schema.optional(TargetId) }
+const Dimension = Schema.Int.pipe(
+  Schema.between(100, 10_000),
+  Schema.annotations({ message: () => "expected a whole number of CSS pixels from 100 to 10000" })
+)
+
+export const FillField = Schema.Struct({
+  ref: Ref,
+  type: Schema.Literal("textbox", "checkbox", "radio", "combobox", "slider"),
+  value: Schema.Union(Schema.String, Schema.Boolean, Schema.Number)
+})
+
+/** One kind of action: `{ kind, targetId?, ...fields }`. */
+const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
+  Schema.Struct({ kind: Schema.Literal(kind), ...tab, ...fields })
+
+export const ActRequest = Schema.Union(
+  act("click", {
+    ref: Ref,
+    double: Schema.optional(Schema.Boolean),
+    button: Schema.optional(Schema.Literal("left", "right", "middle")),
+    modifiers: Schema.optional(Schema.Array(Schema.Literal("Alt", "Control", "ControlOrMeta", "Meta", "Shift")))
+  }),
+  act("type", {
+    ref: Ref,
+    text: Schema.String,
+    submit: Schema.optional(Schema.Boolean),
+    slowly: Schema.optional(Schema.Boolean)
+  }),
+  act("press", { key: Schema.String.pipe(Schema.minLength(1)) }),
+  act("hover", { ref: Ref }),
+  act("scrollIntoView", { ref: Ref }),
+  act("drag", { startRef: Ref, endRef: Ref }),
+  act("select", { ref: Ref, values: Schema.Array(Schema.String).pipe(Schema.minItems(1)) }),
+  act("fill", { fields: Schema.Array(FillField).pipe(Schema.minItems(1)) }),
+  act("resize", { width: Dimension, height: Dimension }),
+  act("wait", {
+    selector: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    text: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    textGone: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    url: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    load: Schema.optional(Schema.Literal("load", "domcontentloaded", "networkidle")),
+    fn: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    timeMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 60_000))),
+    timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 120_000)))
+  }),
+  act("evaluate", { fn: Schema.String.pipe(Schema.minLength(1)), ref: Schema.optional(Ref) }),
+  act("close", {})
+).pipe(Schema.annotations({ identifier: "ActRequest" }))
+export type ActRequest = typeof ActRequest.Type
+
+export const ActResult = Schema.Struct({
+  kind: Schema.String,
+  targetId: Schema.String,
+  url: Schema.String,
+  /** evaluate: the function's JSON result. */
+  result: Schema.optional(Schema.Unknown)
+})
+export type ActResult = typeof ActResult.Type
+
+export const HighlightRequest = Schema.Struct({ ...tab, ref: Ref })
+export const HighlightResult = Schema.Struct({ targetId: Schema.String, ref: Schema.String, description: Schema.String })
+
+export const PdfRequest = Schema.Struct({ ...tab })
+export const PdfResult = Schema.Struct({ path: Schema.String, targetId: Schema.String, bytes: Schema.Number })

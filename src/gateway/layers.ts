@@ -3,7 +3,12 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
 import { ControlApi } from "../api/ControlApi.js"
+import { Actions } from "../browser/Actions.js"
+import { Automate } from "../browser/Automate.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
+import { PlaywrightSessions } from "../browser/Playwright.js"
+import { Refs } from "../browser/Refs.js"
+import { Snapshots } from "../browser/Snapshots.js"
 import { Capture } from "../browser/Capture.js"
 import { Cdp } from "../browser/Cdp.js"
 import { ChromeLauncher } from "../browser/ChromeLauncher.js"
@@ -23,7 +28,8 @@ export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLau
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
-  Capture.Default.pipe(
+  Automate.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Capture.Default, PlaywrightSessions.Default, Refs.Default, Snapshots.Default, Actions.Default)),
     Layer.provideMerge(Tabs.Default),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),

@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
+import { Automate } from "../browser/Automate.js"
 import { Capture } from "../browser/Capture.js"
 import { Profiles, type ResolvedProfile } from "../browser/Profiles.js"
 import { Tabs } from "../browser/Tabs.js"
@@ -70,11 +71,25 @@ const TabsHandlers = HttpApiBuilder.group(ControlApi, "tabs", (handlers) =>
 const InspectHandlers = HttpApiBuilder.group(ControlApi, "inspect", (handlers) =>
   Effect.gen(function*() {
     const capture = yield* Capture
+    const automate = yield* Automate
     return handlers
-      .handle("snapshot", ({ urlParams }) => capture.ariaSnapshot(urlParams))
+      .handle("snapshot", ({ urlParams }) => automate.snapshot(urlParams))
       .handle("screenshot", ({ payload, urlParams }) =>
-        capture.screenshot({ profile: urlParams.profile, targetId: payload.targetId, fullPage: payload.fullPage }))
+        payload.ref !== undefined
+          ? automate.elementScreenshot(urlParams.profile, { ref: payload.ref, targetId: payload.targetId })
+          : capture.screenshot({ profile: urlParams.profile, targetId: payload.targetId, fullPage: payload.fullPage }))
+      .handle("pdf", ({ payload, urlParams }) => automate.pdf(urlParams.profile, payload))
   })
 )
 
-export const ControlHandlersLive = Layer.mergeAll(BrowserHandlers, TabsHandlers, InspectHandlers)
+const ActHandlers = HttpApiBuilder.group(ControlApi, "act", (handlers) =>
+  Effect.gen(function*() {
+    const automate = yield* Automate
+    return handlers
+      .handle("navigate", ({ payload, urlParams }) => automate.navigate(urlParams.profile, payload))
+      .handle("act", ({ payload, urlParams }) => automate.act(urlParams.profile, payload))
+      .handle("highlight", ({ payload, urlParams }) => automate.highlight(urlParams.profile, payload))
+  })
+)
+
+export const ControlHandlersLive = Layer.mergeAll(BrowserHandlers, TabsHandlers, InspectHandlers, ActHandlers)

@@ -13,6 +13,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { measureAutomation } from "./automation.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -170,6 +171,13 @@ try {
   }
   await svcJson(["browser", "open", "about:blank"])
   results.cliTabs = await measureCliLatency({ env, runs: 20, warmup: 2 })
+  const status = await svcJson(["browser", "status"])
+  if (status.automation.available) {
+    const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
+    results.automation = await measureAutomation({
+      svc: SVC_BIN, env, svcJson, controlPort: port + 2, token, cdpUrl: status.cdpUrl
+    })
+  }
 } finally {
   await stopChild(gateway)
 }
@@ -182,6 +190,15 @@ const lines = [
 for (const [name, r, base] of lines) {
   if (r === undefined) continue
   console.log(`${name}: ${r.medianMs} ms${r.p90Ms !== undefined ? ` (p90 ${r.p90Ms})` : ""}; ${base} ${r.baselineMs} ms; ratio ${r.ratio}x`)
+}
+const a = results.automation
+if (a !== undefined) {
+  for (const size of ["small", "large"]) {
+    const r = a[`snapshot_${size}`]
+    console.log(`AI snapshot, ${size} page (${r.chars} chars, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot ${r.directMs} ms; ratio ${r.ratio}x`)
+  }
+  console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
+  console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
 }
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")

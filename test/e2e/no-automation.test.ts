@@ -50,10 +50,31 @@ describe("gateway without the automation library", () => {
     expect(status.automation).toEqual({
       available: false,
       library: "playwright-core",
-      reason: expect.stringContaining("install the full svc package")
+      reason: expect.stringContaining("Install the full library package")
     })
     const human = await runSvc(["browser", "status"], env)
     expect(human.stdout).toContain("automation: unavailable")
+  })
+
+  it("answers navigate, act, AI and role snapshots, element screenshots and PDF with 501 and what to do", async () => {
+    await runSvc(["browser", "open", pages.url("/")], env)
+    for (const args of [
+      ["browser", "snapshot", "--format", "ai"],
+      ["browser", "snapshot", "--interactive"],
+      ["browser", "navigate", pages.url("/")],
+      ["browser", "click", "1"],
+      ["browser", "screenshot", "--ref", "1"],
+      ["browser", "pdf"]
+    ]) {
+      const r = await runSvc(args, env)
+      expect(r.code, args.join(" ")).not.toBe(0)
+      expect(r.stderr, args.join(" ")).toMatch(/automation library \(Playwright\) is unavailable in this gateway build/)
+    }
+  })
+
+  it("defaults to the ARIA snapshot when the library is absent", async () => {
+    const r = JSON.parse((await runSvc(["browser", "snapshot", "--json"], env)).stdout)
+    expect(r.format).toBe("aria")
   })
 
   it("serves tabs, the ARIA snapshot and screenshots over CDP alone", async () => {
@@ -62,6 +83,7 @@ describe("gateway without the automation library", () => {
     const tabs = JSON.parse((await runSvc(["browser", "tabs", "--json"], env)).stdout)
     expect(tabs.tabs.map((t: { targetId: string }) => t.targetId)).toContain(tab.targetId)
     const snap = await runSvc(["browser", "snapshot", "--format", "aria"], env)
+    expect(snap.code).toBe(0)
     expect(snap.stdout).toContain('heading "Still here"')
     expect(snap.stdout).toContain('button "Go"')
     const shot = await runSvc(["browser", "screenshot", "--json"], env)

@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
+import { actCommands } from "./act.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
 
 const targetIdOption = Options.text("target-id").pipe(
@@ -118,26 +119,52 @@ const screenshot = Command.make(
   {
     ...commonOptions,
     fullPage: Options.boolean("full-page").pipe(Options.withDescription("capture the whole scrollable page")),
+    ref: Options.text("ref").pipe(Options.withDescription("capture just this element (a snapshot ref)"), Options.optional),
     targetId: targetIdOption
   },
   (args) =>
     callControl(
       args,
       (c, q) =>
-        c.inspect.screenshot({ urlParams: q, payload: { ...withTarget(args.targetId), fullPage: args.fullPage } }),
+        c.inspect.screenshot({
+          urlParams: q,
+          payload: { ...withTarget(args.targetId), fullPage: args.fullPage, ...optionalValue("ref", args.ref) }
+        }),
       renderScreenshot
     )
 ).pipe(Command.withDescription("save a PNG of the tab and print MEDIA:<path>"))
+
+const optionalValue = <A>(name: string, value: Option.Option<A>) =>
+  Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [name]: v }) })
+
+const flag = (name: string, description: string) => Options.boolean(name).pipe(Options.withDescription(description))
 
 const snapshot = Command.make(
   "snapshot",
   {
     ...commonOptions,
-    format: Options.choice("format", ["aria"]).pipe(
-      Options.withDescription("aria: the accessibility tree, for inspection (no refs)"),
+    format: Options.choice("format", ["ai", "aria", "role"]).pipe(
+      Options.withDescription(
+        "ai: text with numeric refs (the default with the automation library); aria: the accessibility tree, " +
+          "no refs; role: lines with e<n> refs"
+      ),
       Options.optional
     ),
-    limit: Options.integer("limit").pipe(Options.withDescription("at most this many nodes"), Options.optional),
+    mode: Options.choice("mode", ["efficient"]).pipe(Options.withDescription("same as --efficient"), Options.optional),
+    limit: Options.integer("limit").pipe(
+      Options.withDescription("aria: at most this many nodes; ai and role: at most this many characters"),
+      Options.optional
+    ),
+    interactive: flag("interactive", "role snapshot: a flat list of the interactive elements"),
+    compact: flag("compact", "role snapshot: drop unnamed structure and branches without refs"),
+    depth: Options.integer("depth").pipe(Options.withDescription("role snapshot: at most this deep"), Options.optional),
+    selector: Options.text("selector").pipe(Options.withDescription("role snapshot of this CSS selector's element"), Options.optional),
+    frame: Options.text("frame").pipe(
+      Options.withDescription("role snapshot inside this iframe (CSS selector); its refs stay scoped to it"),
+      Options.optional
+    ),
+    efficient: flag("efficient", "interactive + compact + a depth limit, capped at 10,000 characters"),
+    labels: flag("labels", "also save a screenshot with each visible ref's label drawn on it (MEDIA:<path>)"),
     targetId: targetIdOption
   },
   (args) =>
@@ -148,13 +175,25 @@ const snapshot = Command.make(
           urlParams: {
             ...q,
             ...withTarget(args.targetId),
-            ...Option.match(args.format, { onNone: () => ({}), onSome: (format) => ({ format }) }),
-            ...Option.match(args.limit, { onNone: () => ({}), onSome: (limit) => ({ limit }) })
+            ...optionalValue("format", args.format),
+            ...optionalValue("mode", args.mode),
+            ...optionalValue("limit", args.limit),
+            ...optionalValue("depth", args.depth),
+            ...optionalValue("selector", args.selector),
+            ...optionalValue("frame", args.frame),
+            ...(args.interactive ? { interactive: true } : {}),
+            ...(args.compact ? { compact: true } : {}),
+            ...(args.efficient ? { efficient: true } : {}),
+            ...(args.labels ? { labels: true } : {})
           }
         }),
-      (r) => r.snapshot
+      (r) => (r.labelsPath !== undefined ? `${r.snapshot}\nMEDIA:${r.labelsPath}` : r.snapshot)
     )
-).pipe(Command.withDescription("print a snapshot of the tab"))
+).pipe(Command.withDescription("print a snapshot of the tab (refs for click, type, ...)"))
+
+const pdf = Command.make("pdf", { ...commonOptions, targetId: targetIdOption }, (args) =>
+  callControl(args, (c, q) => c.inspect.pdf({ urlParams: q, payload: withTarget(args.targetId) }), (r) => `MEDIA:${r.path}`)
+).pipe(Command.withDescription("save the tab as a PDF and print MEDIA:<path>"))
 
 const profiles = Command.make("profiles", commonOptions, (args) =>
   callControl(args, (c, q) => c.browser.profiles({ urlParams: q }), (r) => renderProfiles(r.profiles))
@@ -210,6 +249,8 @@ export const browserCommand = Command.make("browser").pipe(
     close,
     screenshot,
     snapshot,
+    pdf,
+    ...actCommands,
     profiles,
     createProfile,
     deleteProfile

@@ -1,0 +1,213 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option, Schema } from "effect"
+import { type ActRequest, FillField, TargetId } from "../../domain/browser.js"
+import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
+
+// Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
+// selector is refused by the gateway (only `wait` takes one).
+
+const targetIdOption = Options.text("target-id").pipe(
+  Options.withSchema(TargetId),
+  Options.withDescription("the tab to act in (default: the tab this profile last opened or focused)"),
+  Options.optional
+)
+const withTarget = (t: Option.Option<string>) => Option.match(t, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
+const ref = (name = "ref") => Args.text({ name }).pipe(Args.withDescription("a ref from `svc browser snapshot`"))
+
+type Args_ = CommonArgs & { readonly targetId: Option.Option<string> }
+
+/** POST /act with one action; prints a short confirmation (or the API's JSON). */
+const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown) => string) =>
+  callControl(
+    args,
+    // The typed client narrows a union payload to one member's type; the schema still encodes any member.
+    (c, q) => c.act.act({ urlParams: q, payload: { ...request, ...withTarget(args.targetId) } as never }),
+    (r) => human(r.url, r.result)
+  )
+
+const done = (what: string) => (url: string) => `${what} (${url})`
+
+const navigate = Command.make(
+  "navigate",
+  { ...commonOptions, url: Args.text({ name: "url" }), targetId: targetIdOption },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.act.navigate({ urlParams: q, payload: { url: args.url, ...withTarget(args.targetId) } }),
+      (r) => `navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`
+    )
+).pipe(Command.withDescription("load <url> in the current tab"))
+
+const resize = Command.make(
+  "resize",
+  { ...commonOptions, width: Args.integer({ name: "width" }), height: Args.integer({ name: "height" }), targetId: targetIdOption },
+  (args) => act(args, { kind: "resize", width: args.width, height: args.height }, done(`resized to ${args.width}x${args.height}`))
+).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
+
+const click = Command.make(
+  "click",
+  { ...commonOptions, ref: ref(), double: Options.boolean("double").pipe(Options.withDescription("double-click")), targetId: targetIdOption },
+  (args) =>
+    act(args, { kind: "click", ref: args.ref, ...(args.double ? { double: true } : {}) }, done(`clicked ${args.ref}`))
+).pipe(Command.withDescription("click the element <ref>"))
+
+const type = Command.make(
+  "type",
+  {
+    ...commonOptions,
+    ref: ref(),
+    text: Args.text({ name: "text" }),
+    submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
+    slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
+    targetId: targetIdOption
+  },
+  (args) =>
+    act(
+      args,
+      {
+        kind: "type",
+        ref: args.ref,
+        text: args.text,
+        ...(args.submit ? { submit: true } : {}),
+        ...(args.slowly ? { slowly: true } : {})
+      },
+      done(`typed into ${args.ref}`)
+    )
+).pipe(Command.withDescription("type <text> into the element <ref>"))
+
+const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }), targetId: targetIdOption }, (args) =>
+  act(args, { kind: "press", key: args.key }, done(`pressed ${args.key}`))).pipe(
+    Command.withDescription("press a key (Enter, Tab, ArrowDown, Control+A, ...)")
+  )
+
+const hover = Command.make("hover", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
+  act(args, { kind: "hover", ref: args.ref }, done(`hovered ${args.ref}`))).pipe(
+    Command.withDescription("move the mouse over <ref>")
+  )
+
+const scrollIntoView = Command.make("scrollintoview", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
+  act(args, { kind: "scrollIntoView", ref: args.ref }, done(`scrolled ${args.ref} into view`))).pipe(
+    Command.withDescription("scroll <ref> into view")
+  )
+
+const drag = Command.make(
+  "drag",
+  { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), targetId: targetIdOption },
+  (args) => act(args, { kind: "drag", startRef: args.startRef, endRef: args.endRef }, done(`dragged ${args.startRef} to ${args.endRef}`))
+).pipe(Command.withDescription("drag <startRef> onto <endRef>"))
+
+const select = Command.make(
+  "select",
+  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1)), targetId: targetIdOption },
+  (args) => act(args, { kind: "select", ref: args.ref, values: args.values }, done(`selected ${args.values.join(", ")} in ${args.ref}`))
+).pipe(Command.withDescription("select <option>... (by value or label) in the select <ref>"))
+
+const decodeFields = Schema.decodeUnknownEither(Schema.parseJson(Schema.Array(FillField)))
+
+const fill = Command.make(
+  "fill",
+  {
+    ...commonOptions,
+    fields: Options.text("fields").pipe(
+      Options.withDescription('JSON: [{"ref":"12","type":"textbox","value":"Ada"},{"ref":"14","type":"checkbox","value":true}]')
+    ),
+    targetId: targetIdOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const fields = decodeFields(args.fields)
+      if (fields._tag === "Left") {
+        return yield* new CliFailure({
+          message: `--fields must be a JSON array of {ref, type, value} with type textbox|checkbox|radio|combobox|slider: ${
+            fields.left.message.split("\n")[0]
+          }`
+        })
+      }
+      yield* act(args, { kind: "fill", fields: fields.right }, done(`filled ${fields.right.length} field(s)`))
+    })
+).pipe(Command.withDescription("fill several form fields at once"))
+
+const wait = Command.make(
+  "wait",
+  {
+    ...commonOptions,
+    selector: Args.text({ name: "selector" }).pipe(
+      Args.withDescription("wait until this CSS selector is visible"),
+      Args.optional
+    ),
+    text: Options.text("text").pipe(Options.withDescription("wait until this text appears"), Options.optional),
+    textGone: Options.text("text-gone").pipe(Options.withDescription("wait until this text is gone"), Options.optional),
+    url: Options.text("url").pipe(Options.withDescription("wait until the URL matches this glob"), Options.optional),
+    load: Options.choice("load", ["load", "domcontentloaded", "networkidle"]).pipe(
+      Options.withDescription("wait for a load state"),
+      Options.optional
+    ),
+    fn: Options.text("fn").pipe(Options.withDescription("wait until this JS predicate is truthy"), Options.optional),
+    time: Options.integer("time").pipe(Options.withDescription("wait this many milliseconds"), Options.optional),
+    timeout: Options.integer("timeout").pipe(Options.withDescription("give up after this many milliseconds"), Options.optional),
+    targetId: targetIdOption
+  },
+  (args) => {
+    const o = <A>(name: string, v: Option.Option<A>) => Option.match(v, { onNone: () => ({}), onSome: (x) => ({ [name]: x }) })
+    return act(
+      args,
+      {
+        kind: "wait",
+        ...o("selector", args.selector),
+        ...o("text", args.text),
+        ...o("textGone", args.textGone),
+        ...o("url", args.url),
+        ...o("load", args.load),
+        ...o("fn", args.fn),
+        ...o("timeMs", args.time),
+        ...o("timeoutMs", args.timeout)
+      } as ActRequest,
+      done("waited")
+    )
+  }
+).pipe(Command.withDescription("wait for a selector, text, URL, load state, JS predicate or time"))
+
+const evaluate = Command.make(
+  "evaluate",
+  {
+    ...commonOptions,
+    fn: Options.text("fn").pipe(Options.withDescription("a JS function, e.g. '() => document.title' or '(el) => el.value'")),
+    ref: Options.text("ref").pipe(Options.withDescription("pass this element to the function"), Options.optional),
+    targetId: targetIdOption
+  },
+  (args) =>
+    act(
+      args,
+      { kind: "evaluate", fn: args.fn, ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }) },
+      (_url, result) => JSON.stringify(result ?? null, null, 2)
+    )
+).pipe(Command.withDescription("run a JS function in the page and print its JSON result"))
+
+const highlight = Command.make("highlight", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
+  callControl(
+    args,
+    (c, q) => c.act.highlight({ urlParams: q, payload: { ref: args.ref, ...withTarget(args.targetId) } }),
+    (r) => `highlighted ${r.ref}: ${r.description}`
+  )).pipe(Command.withDescription("draw a visible outline around <ref> (see it with `screenshot`)"))
+
+const closeTab = Command.make("close-page", { ...commonOptions, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "close" }, () => "closed the page")).pipe(
+    Command.withDescription("close the current page (like window.close)")
+  )
+
+export const actCommands = [
+  navigate,
+  resize,
+  click,
+  type,
+  press,
+  hover,
+  scrollIntoView,
+  drag,
+  select,
+  fill,
+  wait,
+  evaluate,
+  highlight,
+  closeTab
+] as const

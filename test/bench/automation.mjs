@@ -1,0 +1,123 @@
+// Issue 3's benchmarks, against a running gateway (see run.mjs):
+//  - snapshot overhead: GET /snapshot (format ai) through the gateway (HTTP, auth, ref bookkeeping) vs a
+//    direct page.ariaSnapshot({ mode: "ai" }) on the same browser and page, interleaved, small and large page;
+//  - click by ref through the CLI, median of 20;
+//  - the efficient snapshot's size beside the full AI snapshot on the large page.
+
+import { spawn } from "node:child_process"
+import * as http from "node:http"
+import { createRequire } from "node:module"
+
+const require = createRequire(import.meta.url)
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor((s.length - 1) / 2)]
+}
+const round = (x) => Math.round(x * 10) / 10
+
+const page = (n) => {
+  const rows = []
+  for (let i = 0; i < n; i++) {
+    rows.push(
+      i % 10 === 0
+        ? `<li><button onclick="count.textContent=+count.textContent+1">Button ${i}</button></li>`
+        : i % 10 === 1
+        ? `<li><a href="#a${i}">Link ${i}</a></li>`
+        : i % 10 === 2
+        ? `<li><label>Field ${i} <input name="f${i}"></label></li>`
+        : `<li><span>Text item ${i}</span> <em>detail ${i}</em></li>`
+    )
+  }
+  return `<!doctype html><title>Bench ${n}</title><h1>Bench page</h1><p>Clicks: <span id="count">0</span></p><ul>${rows.join("")}</ul>`
+}
+
+export const servePages = async () => {
+  const pages = { "/small": page(130), "/large": page(1300) }
+  const server = http.createServer((req, res) => {
+    const body = pages[req.url]
+    res.writeHead(body ? 200 : 404, { "content-type": "text/html" }).end(body ?? "")
+  })
+  await new Promise((r) => server.listen(0, "127.0.0.1", r))
+  const port = server.address().port
+  return { url: (p) => `http://127.0.0.1:${port}${p}`, close: () => new Promise((r) => server.close(r)) }
+}
+
+const get = (port, token, path) =>
+  new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = ""
+      res.on("data", (d) => (body += d))
+      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`${res.statusCode} ${body}`))))
+    })
+    req.on("error", reject)
+  })
+
+const timeSvc = (svc, args, env) =>
+  new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const c = spawn(svc, args, { env, stdio: ["ignore", "pipe", "pipe"] })
+    let err = ""
+    c.stderr.on("data", (d) => (err += d))
+    c.once("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(err))))
+  })
+
+/**
+ * `svcJson(args)` runs the CLI with --json; `controlPort` and `token` reach the gateway directly;
+ * `cdpUrl` is the managed browser's CDP endpoint.
+ */
+export async function measureAutomation({ svc, env, svcJson, controlPort, token, cdpUrl, runs = 10 }) {
+  const { chromium } = require("playwright-core")
+  const pages = await servePages()
+  const browser = await chromium.connectOverCDP(cdpUrl)
+  const results = {}
+  try {
+    for (const size of ["small", "large"]) {
+      const tab = await svcJson(["browser", "open", pages.url(`/${size}`)])
+      await new Promise((r) => setTimeout(r, 300))
+      const direct = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url() === pages.url(`/${size}`))
+      const viaGateway = []
+      const viaDirect = []
+      let chars = 0
+      for (let i = 0; i < runs + 2; i++) {
+        let t0 = performance.now()
+        const text = await direct.ariaSnapshot({ mode: "ai" })
+        const d = performance.now() - t0
+        t0 = performance.now()
+        const snap = await get(controlPort, token, `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}&limit=10000000`)
+        const g = performance.now() - t0
+        chars = text.length
+        if (snap.truncated) throw new Error("the benchmark's snapshot was truncated")
+        if (i < 2) continue
+        viaDirect.push(d)
+        viaGateway.push(g)
+      }
+      results[`snapshot_${size}`] = {
+        chars,
+        gatewayMs: round(median(viaGateway)),
+        directMs: round(median(viaDirect)),
+        ratio: Math.round((median(viaGateway) / median(viaDirect)) * 100) / 100
+      }
+      if (size === "large") {
+        const efficient = await get(controlPort, token, `/snapshot?profile=svc&efficient=true&targetId=${tab.targetId}`)
+        results.efficientSize = { efficientChars: efficient.snapshot.length, fullChars: chars, interactive: efficient.stats?.interactive }
+        // Click by ref through the CLI: the first button of the page, 20 times.
+        const snap = await get(controlPort, token, `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}&limit=10000000`)
+        const ref = /button "Button 0" \[ref=([^\]]+)\]/.exec(snap.snapshot)?.[1]
+        if (ref === undefined) throw new Error("no ref for Button 0")
+        const times = []
+        for (let i = 0; i < 22; i++) {
+          const ms = await timeSvc(svc, ["browser", "click", ref, "--target-id", tab.targetId, "--browser-profile", "svc"], env)
+          if (i >= 2) times.push(ms)
+        }
+        const count = await direct.locator("#count").textContent()
+        if (count !== "22") throw new Error(`expected 22 clicks to land, saw ${count}`)
+        results.clickByRef = { medianMs: round(median(times)), runs: times.length }
+      }
+    }
+  } finally {
+    await browser.close().catch(() => undefined)
+    await pages.close()
+  }
+  return results
+}
