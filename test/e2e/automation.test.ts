@@ -224,14 +224,26 @@ describe("automation through the gateway", () => {
   })
 })
 
-describe("evaluation switched off", () => {
-  it("answers evaluate and wait --fn with 403 and says which key", async () => {
+describe("configured defaults", () => {
+  it("applies snapshotDefaults.mode, and answers evaluate and wait --fn with 403 when evaluation is off", async () => {
     const pages = await servePages({ "/": "<!doctype html><title>x</title><p>x</p>" })
     const gw = await startGateway({
-      config: { browser: { defaultProfile: "svc", evaluateEnabled: false, profiles: { svc: { cdpPort: await freeCdpPort() } } } }
+      config: {
+        browser: {
+          defaultProfile: "svc",
+          evaluateEnabled: false,
+          snapshotDefaults: { mode: "efficient" },
+          profiles: { svc: { cdpPort: await freeCdpPort() } }
+        }
+      }
     })
     try {
       await gw.svc("browser", "open", pages.url("/"))
+      // browser.snapshotDefaults.mode applies when the caller passes no format; an explicit one wins.
+      const byDefault = JSON.parse((await gw.svc("browser", "snapshot", "--json")).stdout)
+      expect(byDefault.format).toBe("role")
+      const explicit = JSON.parse((await gw.svc("browser", "snapshot", "--format", "ai", "--json")).stdout)
+      expect(explicit.format).toBe("ai")
       const e = await gw.svc("browser", "evaluate", "--fn", "() => 1")
       expect(e.code).not.toBe(0)
       expect(e.stderr).toContain("browser.evaluateEnabled")
