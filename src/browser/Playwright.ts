@@ -1,7 +1,7 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import type { Browser, CDPSession, Page } from "playwright-core"
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../domain/errors.js"
 import { type CdpEndpoint, redactUrl } from "./Cdp.js"
 
@@ -70,6 +70,15 @@ interface Connection {
   /** A browser-level session, to ask about a target without attaching to every page. */
   browserSession?: Promise<CDPSession>
 }
+
+/**
+ * Called once for every page a profile's connection sees: those open when it connects and those opened
+ * later, synchronously when the library first reports the page, so listeners it adds miss no event.
+ */
+export type PageObserver = (profile: string, page: Page) => void
+
+/** Called once for every browser context of a profile's connection, before the context's pages. */
+export type ContextObserver = (profile: string, context: BrowserContext) => void
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
@@ -159,6 +168,57 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       return p
     }
 
+    /** Observers of every page (onPage) and context (onContext); live connections are replayed to new ones. */
+    const observers = new Set<PageObserver>()
+    const contextObservers = new Set<ContextObserver>()
+    const notify = <A>(observer: (profile: string, a: A) => void, profile: string, a: A) => {
+      try {
+        observer(profile, a)
+      } catch {
+        // An observer's failure must not break the connection or the other observers.
+      }
+    }
+    const watchContext = (profile: string, context: BrowserContext) => {
+      for (const observer of contextObservers) notify(observer, profile, context)
+      context.on("page", (page) => {
+        for (const observer of observers) notify(observer, profile, page)
+      })
+      for (const page of context.pages()) for (const observer of observers) notify(observer, profile, page)
+    }
+    const watch = (profile: string, browser: Browser) => {
+      browser.on("context", (context) => watchContext(profile, context))
+      for (const context of browser.contexts()) watchContext(profile, context)
+    }
+    const live = function*() {
+      for (const [profile, conn] of connections) {
+        for (const context of conn.browser.contexts()) yield [profile, context] as const
+      }
+    }
+
+    /** Registers an observer of every page, present and future, until the scope closes. */
+    const onPage = (observer: PageObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          observers.add(observer)
+          for (const [profile, context] of live()) for (const page of context.pages()) notify(observer, profile, page)
+        }),
+        () => Effect.sync(() => void observers.delete(observer))
+      )
+
+    /**
+     * Registers an observer of every browser context, present and future, until the scope closes. Listeners
+     * on a context see the events of its pages from their very start (the document request, the first
+     * console messages), which listeners added on a page when it appears can miss.
+     */
+    const onContext = (observer: ContextObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          contextObservers.add(observer)
+          for (const [profile, context] of live()) notify(observer, profile, context)
+        }),
+        () => Effect.sync(() => void contextObservers.delete(observer))
+      )
+
     const close = (conn: Connection) =>
       Effect.promise(() => withTimeout(conn.browser.close(), 2_000, "disconnect").catch(() => undefined))
 
@@ -185,6 +245,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         browser.on("disconnected", () => {
           if (connections.get(profile) === conn) connections.delete(profile)
         })
+        watch(profile, browser)
         const t = timingOf(profile)
         t.connectMs = conn.connectMs
         t.connectedAt = conn.connectedAt
@@ -331,7 +392,14 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       Effect.forEach([...connections.keys()], disconnect, { concurrency: "unbounded", discard: true })
     )
 
-    return { page, disconnect, navigations, title, targetIdOf, lastTimings, available } as const
+    /**
+     * Connect the profile's browser now (a no-op when connected), so that observers see a tab from its
+     * first console line. Fails with 501 when the library is absent.
+     */
+    const attach = (profile: string, endpoint: CdpEndpoint) =>
+      Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
+
+    return { page, attach, disconnect, navigations, title, targetIdOf, lastTimings, available, onPage, onContext } as const
   })
 
 export class PlaywrightSessions extends Effect.Service<PlaywrightSessions>()("svc/PlaywrightSessions", {

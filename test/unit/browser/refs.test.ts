@@ -96,12 +96,15 @@ const setup = () => {
     PlaywrightSessions,
     PlaywrightSessions.make({
       page: () => Effect.die("unused"),
+      attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
       navigations: (page: Page) => Effect.sync(() => pages.get(page)?.navigations ?? 0),
       title: () => Effect.succeed(""),
       targetIdOf: () => Effect.succeed(undefined),
       lastTimings: () => Effect.succeed({ connectMs: undefined, lookupMs: undefined, connectedAt: undefined }),
-      available: Effect.succeed(true)
+      available: Effect.succeed(true),
+      onPage: () => Effect.void,
+      onContext: () => Effect.void
     })
   )
   const layer = Refs.DefaultWithoutDependencies.pipe(Layer.provide(sessions))
