@@ -29,6 +29,7 @@ import {
   TabList,
   TargetId
 } from "../domain/browser.js"
+import * as B from "../domain/browser.js"
 import * as Errors from "../domain/errors.js"
 
 // The browser control API. One definition serves the server, the typed client (CLI, node host, agent
@@ -95,11 +96,124 @@ export class ActGroup extends HttpApiGroup.make("act")
   )
 {}
 
+/** Console, errors, requests, response bodies, traces and dialogs (the automation library). */
+export class ObserveGroup extends HttpApiGroup.make("observe")
+  .add(HttpApiEndpoint.get("console", "/console").setUrlParams(B.ConsoleQuery).addSuccess(B.ConsoleResult))
+  .add(HttpApiEndpoint.get("errors", "/errors").setUrlParams(B.ErrorsQuery).addSuccess(B.ErrorsResult))
+  .add(HttpApiEndpoint.get("requests", "/requests").setUrlParams(B.RequestsQuery).addSuccess(B.RequestsResult))
+  .add(
+    HttpApiEndpoint.post("responseBody", "/response/body")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.ResponseBodyRequest)
+      .addSuccess(B.ResponseBodyResult)
+  )
+  .add(
+    HttpApiEndpoint.post("traceStart", "/trace/start")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.TraceStartRequest)
+      .addSuccess(B.TraceStartResult)
+  )
+  .add(
+    HttpApiEndpoint.post("traceStop", "/trace/stop")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.TraceStopRequest)
+      .addSuccess(B.TraceStopResult)
+  )
+  .add(
+    HttpApiEndpoint.post("dialog", "/hooks/dialog")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.DialogHookRequest)
+      .addSuccess(B.HookResult)
+  )
+{}
+
+/** Downloads and uploads, confined to their roots under /tmp/svc. */
+export class FilesGroup extends HttpApiGroup.make("files")
+  .add(
+    HttpApiEndpoint.post("download", "/download")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.DownloadRequest)
+      .addSuccess(B.DownloadResult)
+  )
+  .add(
+    HttpApiEndpoint.post("waitDownload", "/wait/download")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.WaitDownloadRequest)
+      .addSuccess(B.DownloadResult)
+  )
+  .add(
+    HttpApiEndpoint.post("fileChooser", "/hooks/file-chooser")
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.FileChooserRequest)
+      .addSuccess(B.HookResult)
+  )
+{}
+
+const StoragePath = Schema.Struct({ kind: B.StorageKind })
+
+/** Cookies, storage and emulation settings. */
+export class StateGroup extends HttpApiGroup.make("state")
+  .add(HttpApiEndpoint.get("cookies", "/cookies").setUrlParams(B.TabQueryParams).addSuccess(B.CookiesResult))
+  .add(
+    HttpApiEndpoint.post("setCookie", "/cookies/set").setUrlParams(ProfileQuery).setPayload(B.SetCookieRequest).addSuccess(
+      B.DoneResult
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("clearCookies", "/cookies/clear").setUrlParams(ProfileQuery).setPayload(B.TabRequest).addSuccess(
+      B.DoneResult
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("storage", "/storage/:kind").setPath(StoragePath).setUrlParams(B.TabQueryParams).addSuccess(
+      B.StorageResult
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("setStorage", "/storage/:kind/set")
+      .setPath(StoragePath)
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.SetStorageRequest)
+      .addSuccess(B.DoneResult)
+  )
+  .add(
+    HttpApiEndpoint.post("clearStorage", "/storage/:kind/clear")
+      .setPath(StoragePath)
+      .setUrlParams(ProfileQuery)
+      .setPayload(B.TabRequest)
+      .addSuccess(B.DoneResult)
+  )
+  .add(HttpApiEndpoint.post("offline", "/set/offline").setUrlParams(ProfileQuery).setPayload(B.OfflineRequest).addSuccess(B.DoneResult))
+  .add(HttpApiEndpoint.post("headers", "/set/headers").setUrlParams(ProfileQuery).setPayload(B.HeadersRequest).addSuccess(B.DoneResult))
+  .add(
+    HttpApiEndpoint.post("credentials", "/set/credentials").setUrlParams(ProfileQuery).setPayload(B.CredentialsRequest).addSuccess(
+      B.DoneResult
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("geolocation", "/set/geolocation").setUrlParams(ProfileQuery).setPayload(B.GeolocationRequest).addSuccess(
+      B.DoneResult
+    )
+  )
+  .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(B.MediaRequest).addSuccess(B.DoneResult))
+  .add(
+    HttpApiEndpoint.post("timezone", "/set/timezone").setUrlParams(ProfileQuery).setPayload(B.TimezoneRequest).addSuccess(B.DoneResult)
+  )
+  .add(HttpApiEndpoint.post("locale", "/set/locale").setUrlParams(ProfileQuery).setPayload(B.LocaleRequest).addSuccess(B.DoneResult))
+  .add(HttpApiEndpoint.post("device", "/set/device").setUrlParams(ProfileQuery).setPayload(B.DeviceRequest).addSuccess(B.DoneResult))
+  .add(
+    HttpApiEndpoint.post("viewport", "/set/viewport").setUrlParams(ProfileQuery).setPayload(B.ViewportRequest).addSuccess(B.DoneResult)
+  )
+{}
+
 export class ControlApi extends HttpApi.make("svc-control")
   .add(BrowserGroup)
   .add(TabsGroup)
   .add(InspectGroup)
   .add(ActGroup)
+  .add(ObserveGroup)
+  .add(FilesGroup)
+  .add(StateGroup)
   .addError(Errors.InvalidRequest)
   .addError(Errors.Unauthorized)
   .addError(Errors.Forbidden)

@@ -8,10 +8,9 @@ import { Forbidden, InternalError, InvalidRequest } from "../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "./BrowserManager.js"
 import { Capture } from "./Capture.js"
-import { PlaywrightSessions } from "./Playwright.js"
 import { Refs } from "./Refs.js"
 import { Snapshots } from "./Snapshots.js"
-import { Tabs } from "./Tabs.js"
+import { TabPages } from "./TabPages.js"
 
 /**
  * Snapshots with refs, navigation and actions: the tab a request means, its playwright page, its refs
@@ -22,9 +21,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
   effect: Effect.gen(function*() {
     const store = yield* ConfigStore
     const browsers = yield* BrowserManager
-    const tabs = yield* Tabs
     const capture = yield* Capture
-    const sessions = yield* PlaywrightSessions
     const refs = yield* Refs
     const snapshots = yield* Snapshots
     const actions = yield* Actions
@@ -42,13 +39,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         catch: (e) => new InternalError({ message: `cannot write a file under ${mediaDir}: ${(e as Error).message}` })
       })
 
-    /** The tab a request means and its playwright page. */
-    const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
-      Effect.gen(function*() {
-        const { endpoint, profile, target } = yield* tabs.resolveTarget(profileName, targetId)
-        const page = yield* sessions.page(profile.name, endpoint, target.targetId)
-        return { profile, target, page, tab: { profile: profile.name, targetId: target.targetId } }
-      })
+    const { pageOf } = yield* TabPages
 
     const evaluateAllowed = Effect.flatMap(store.get, (config) =>
       config.browser?.evaluateEnabled === false

@@ -2,7 +2,8 @@ import { Effect, Option } from "effect"
 import type { Tab } from "../domain/browser.js"
 import { Conflict, NotFound } from "../domain/errors.js"
 import { BrowserManager } from "./BrowserManager.js"
-import { Cdp, type CdpEndpoint, type CdpTarget } from "./Cdp.js"
+import { Cdp, type CdpEndpoint, type CdpTarget, normaliseTabUrl } from "./Cdp.js"
+import { PlaywrightSessions } from "./Playwright.js"
 import type { ResolvedProfile } from "./Profiles.js"
 
 /**
@@ -13,6 +14,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
   effect: Effect.gen(function*() {
     const browsers = yield* BrowserManager
     const cdp = yield* Cdp
+    const sessions = yield* PlaywrightSessions
 
     const toTab = (t: CdpTarget, current: Option.Option<string>): Tab => ({
       targetId: t.targetId,
@@ -33,6 +35,29 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
     const open = (profileName: string | undefined, url: string) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
+        // With the automation library, the tab is created blank, known to the library (so its console,
+        // errors and requests are observed), and only then sent to the URL: nothing of its first
+        // document is missed. Without it, Chromium opens the URL directly.
+        const normalised = normaliseTabUrl(url)
+        if (typeof normalised !== "string") return yield* normalised
+        if (browsers.automation.available && normalised !== "about:blank") {
+          const blank = yield* cdp.openTab(endpoint, "about:blank")
+          const observed = yield* Effect.either(
+            Effect.gen(function*() {
+              yield* sessions.attach(profile.name, endpoint)
+              const page = yield* sessions.page(profile.name, endpoint, blank.targetId)
+              // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
+              yield* Effect.promise(() => page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).catch(() => null))
+              return { ...blank, url: page.url() }
+            })
+          )
+          if (observed._tag === "Right") {
+            yield* browsers.setCurrentTab(profile.name, observed.right.targetId)
+            return toTab(observed.right, Option.some(observed.right.targetId))
+          }
+          // The library could not take the tab: open the URL the plain way instead.
+          yield* Effect.ignore(cdp.closeTab(endpoint, blank.targetId))
+        }
         const target = yield* cdp.openTab(endpoint, url)
         yield* browsers.setCurrentTab(profile.name, target.targetId)
         return toTab(target, Option.some(target.targetId))

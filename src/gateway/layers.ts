@@ -6,6 +6,13 @@ import { ControlApi } from "../api/ControlApi.js"
 import { Actions } from "../browser/Actions.js"
 import { Automate } from "../browser/Automate.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
+import { BrowserState } from "../browser/BrowserState.js"
+import { Dialogs } from "../browser/Dialogs.js"
+import { Emulation } from "../browser/Emulation.js"
+import { Files } from "../browser/Files.js"
+import { Inspector } from "../browser/Inspector.js"
+import { Observe } from "../browser/Observe.js"
+import { SafePaths } from "../browser/SafePaths.js"
 import { PlaywrightSessions } from "../browser/Playwright.js"
 import { Refs } from "../browser/Refs.js"
 import { Snapshots } from "../browser/Snapshots.js"
@@ -14,6 +21,7 @@ import { Cdp } from "../browser/Cdp.js"
 import { ChromeLauncher } from "../browser/ChromeLauncher.js"
 import { ChromeLocator } from "../browser/ChromeLocator.js"
 import { Profiles } from "../browser/Profiles.js"
+import { TabPages } from "../browser/TabPages.js"
 import { Tabs } from "../browser/Tabs.js"
 import { Trash } from "../browser/Trash.js"
 import { ConfigStore } from "../config/ConfigStore.js"
@@ -28,9 +36,24 @@ export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLau
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
-  Automate.Default.pipe(
-    Layer.provideMerge(Layer.mergeAll(Capture.Default, PlaywrightSessions.Default, Refs.Default, Snapshots.Default, Actions.Default)),
+  Layer.mergeAll(Automate.Default, Inspector.Default).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Capture.Default,
+        Refs.Default,
+        Snapshots.Default,
+        Actions.Default,
+        TabPages.Default,
+        Observe.Default,
+        Dialogs.Default,
+        Files.Default,
+        BrowserState.Default,
+        Emulation.Default,
+        SafePaths.Default
+      )
+    ),
     Layer.provideMerge(Tabs.Default),
+    Layer.provideMerge(PlaywrightSessions.Default),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),
     Layer.provideMerge(leaves)

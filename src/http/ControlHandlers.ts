@@ -4,6 +4,7 @@ import { ControlApi } from "../api/ControlApi.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
 import { Automate } from "../browser/Automate.js"
 import { Capture } from "../browser/Capture.js"
+import { Inspector } from "../browser/Inspector.js"
 import { Profiles, type ResolvedProfile } from "../browser/Profiles.js"
 import { Tabs } from "../browser/Tabs.js"
 import type { ProfileInfo } from "../domain/browser.js"
@@ -92,4 +93,58 @@ const ActHandlers = HttpApiBuilder.group(ControlApi, "act", (handlers) =>
   })
 )
 
-export const ControlHandlersLive = Layer.mergeAll(BrowserHandlers, TabsHandlers, InspectHandlers, ActHandlers)
+const ObserveHandlers = HttpApiBuilder.group(ControlApi, "observe", (handlers) =>
+  Effect.gen(function*() {
+    const inspector = yield* Inspector
+    return handlers
+      .handle("console", ({ urlParams }) => inspector.console(urlParams))
+      .handle("errors", ({ urlParams }) => inspector.errors(urlParams))
+      .handle("requests", ({ urlParams }) => inspector.requests(urlParams))
+      .handle("responseBody", ({ payload, urlParams }) => inspector.responseBody(urlParams.profile, payload))
+      .handle("traceStart", ({ payload, urlParams }) => inspector.traceStart(urlParams.profile, payload))
+      .handle("traceStop", ({ payload, urlParams }) => inspector.traceStop(urlParams.profile, payload))
+      .handle("dialog", ({ payload, urlParams }) => inspector.dialog(urlParams.profile, payload))
+  })
+)
+
+const FilesHandlers = HttpApiBuilder.group(ControlApi, "files", (handlers) =>
+  Effect.gen(function*() {
+    const inspector = yield* Inspector
+    return handlers
+      .handle("download", ({ payload, urlParams }) => inspector.download(urlParams.profile, payload))
+      .handle("waitDownload", ({ payload, urlParams }) => inspector.waitDownload(urlParams.profile, payload))
+      .handle("fileChooser", ({ payload, urlParams }) => inspector.fileChooser(urlParams.profile, payload))
+  })
+)
+
+const StateHandlers = HttpApiBuilder.group(ControlApi, "state", (handlers) =>
+  Effect.gen(function*() {
+    const inspector = yield* Inspector
+    return handlers
+      .handle("cookies", ({ urlParams }) => inspector.cookies(urlParams))
+      .handle("setCookie", ({ payload, urlParams }) => inspector.setCookie(urlParams.profile, payload))
+      .handle("clearCookies", ({ payload, urlParams }) => inspector.clearCookies(urlParams.profile, payload))
+      .handle("storage", ({ path, urlParams }) => inspector.storage(path.kind, urlParams))
+      .handle("setStorage", ({ path, payload, urlParams }) => inspector.setStorage(path.kind, urlParams.profile, payload))
+      .handle("clearStorage", ({ path, payload, urlParams }) => inspector.clearStorage(path.kind, urlParams.profile, payload))
+      .handle("offline", ({ payload, urlParams }) => inspector.offline(urlParams.profile, payload))
+      .handle("headers", ({ payload, urlParams }) => inspector.headers(urlParams.profile, payload))
+      .handle("credentials", ({ payload, urlParams }) => inspector.credentials(urlParams.profile, payload))
+      .handle("geolocation", ({ payload, urlParams }) => inspector.geolocation(urlParams.profile, payload))
+      .handle("media", ({ payload, urlParams }) => inspector.media(urlParams.profile, payload))
+      .handle("timezone", ({ payload, urlParams }) => inspector.timezone(urlParams.profile, payload))
+      .handle("locale", ({ payload, urlParams }) => inspector.locale(urlParams.profile, payload))
+      .handle("device", ({ payload, urlParams }) => inspector.device(urlParams.profile, payload))
+      .handle("viewport", ({ payload, urlParams }) => inspector.viewport(urlParams.profile, payload))
+  })
+)
+
+export const ControlHandlersLive = Layer.mergeAll(
+  BrowserHandlers,
+  TabsHandlers,
+  InspectHandlers,
+  ActHandlers,
+  ObserveHandlers,
+  FilesHandlers,
+  StateHandlers
+)

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
 import { actCommands } from "./act.js"
+import { inspectCommands } from "./inspect.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
 
 const targetIdOption = Options.text("target-id").pipe(
@@ -251,6 +252,7 @@ export const browserCommand = Command.make("browser").pipe(
     snapshot,
     pdf,
     ...actCommands,
+    ...inspectCommands,
     profiles,
     createProfile,
     deleteProfile

@@ -1,0 +1,443 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { ProfileName, TargetId } from "../../domain/browser.js"
+import { callControl, CliFailure, commonOptions } from "./shared.js"
+
+// Inspection, files and browser state: thin commands over the control API.
+
+const targetIdOption = Options.text("target-id").pipe(
+  Options.withSchema(TargetId),
+  Options.withDescription("the tab (default: the tab this profile last opened or focused)"),
+  Options.optional
+)
+const tabOptions = { ...commonOptions, targetId: targetIdOption }
+const some = <A>(name: string, v: Option.Option<A>) => Option.match(v, { onNone: () => ({}), onSome: (x) => ({ [name]: x }) })
+const withTarget = (t: Option.Option<string>) => some("targetId", t)
+const lines = (xs: ReadonlyArray<string>, empty: string) => (xs.length === 0 ? empty : xs.join("\n"))
+
+const consoleCmd = Command.make(
+  "console",
+  {
+    ...tabOptions,
+    level: Options.choice("level", ["debug", "log", "info", "warning", "error"]).pipe(
+      Options.withDescription("only this level and above"),
+      Options.optional
+    )
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.observe.console({ urlParams: { ...q, ...withTarget(args.targetId), ...some("level", args.level) } }),
+      (r) =>
+        lines(
+          r.entries.map((e) =>
+            `[${e.level}] ${e.text}${e.location !== null ? `  (${e.location.url}:${e.location.line + 1})` : ""}`
+          ),
+          "no console messages"
+        )
+    )
+).pipe(Command.withDescription("console messages of the tab, captured since the gateway attached"))
+
+const errors = Command.make(
+  "errors",
+  { ...tabOptions, clear: Options.boolean("clear").pipe(Options.withDescription("empty the list after reading it")) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.observe.errors({ urlParams: { ...q, ...withTarget(args.targetId), ...(args.clear ? { clear: true } : {}) } }),
+      (r) =>
+        lines(
+          [
+            ...r.entries.map((e) => `${e.name}: ${e.message}`),
+            ...r.dialogs.map((d) => `unarmed ${d.type} "${d.message}" was ${d.answer} (${d.url})`)
+          ],
+          "no page errors"
+        )
+    )
+).pipe(Command.withDescription("uncaught page errors (and dialogs nobody armed) of the tab"))
+
+const requests = Command.make(
+  "requests",
+  {
+    ...tabOptions,
+    filter: Options.text("filter").pipe(Options.withDescription("only requests whose URL or method contains this"), Options.optional),
+    clear: Options.boolean("clear").pipe(Options.withDescription("empty the list after reading it"))
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.observe.requests({
+          urlParams: { ...q, ...withTarget(args.targetId), ...some("filter", args.filter), ...(args.clear ? { clear: true } : {}) }
+        }),
+      (r) =>
+        lines(
+          r.entries.map((e) =>
+            `${e.method} ${e.status ?? (e.state === "failed" ? "failed" : "pending")} ${e.url}` +
+            `${e.failure !== null ? ` (${e.failure})` : ""}${e.durationMs !== null ? ` ${Math.round(e.durationMs)} ms` : ""}`
+          ),
+          "no requests"
+        )
+    )
+).pipe(Command.withDescription("network requests of the tab, captured since the gateway attached"))
+
+const responseBody = Command.make(
+  "responsebody",
+  {
+    ...tabOptions,
+    url: Args.text({ name: "url-glob" }).pipe(Args.withDescription("the response's URL; * and ** match")),
+    maxChars: Options.integer("max-chars").pipe(Options.withDescription("cut the body at this many characters"), Options.optional),
+    timeout: Options.integer("timeout").pipe(Options.withDescription("wait this long (ms) for a matching response"), Options.optional)
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.observe.responseBody({
+          urlParams: q,
+          payload: { url: args.url, ...withTarget(args.targetId), ...some("maxChars", args.maxChars), ...some("timeoutMs", args.timeout) }
+        }),
+      (r) => r.body
+    )
+).pipe(Command.withDescription("print the body of the latest response matching <url-glob>"))
+
+const traceStart = Command.make(
+  "start",
+  {
+    ...tabOptions,
+    screenshots: Options.boolean("screenshots").pipe(Options.withDescription("record screenshots")),
+    snapshots: Options.boolean("snapshots").pipe(Options.withDescription("record DOM snapshots"))
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.observe.traceStart({
+          urlParams: q,
+          payload: { ...withTarget(args.targetId), screenshots: args.screenshots, snapshots: args.snapshots }
+        }),
+      () => "tracing; stop with `svc browser trace stop`"
+    )
+).pipe(Command.withDescription("start recording a trace of the tab's browser context"))
+
+const traceStop = Command.make("stop", tabOptions, (args) =>
+  callControl(args, (c, q) => c.observe.traceStop({ urlParams: q, payload: withTarget(args.targetId) }), (r) => `TRACE:${r.path}`)).pipe(
+    Command.withDescription("stop the trace and print TRACE:<path>")
+  )
+
+const trace = Command.make("trace").pipe(
+  Command.withDescription("record a trace of the automation library"),
+  Command.withSubcommands([traceStart, traceStop])
+)
+
+const dialog = Command.make(
+  "dialog",
+  {
+    ...tabOptions,
+    accept: Options.boolean("accept").pipe(Options.withDescription("accept the next dialog")),
+    dismiss: Options.boolean("dismiss").pipe(Options.withDescription("dismiss the next dialog")),
+    promptText: Options.text("prompt-text").pipe(Options.withDescription("the answer to a prompt"), Options.optional)
+  },
+  (args) =>
+    Effect.gen(function*() {
+      if (args.accept === args.dismiss) {
+        return yield* new CliFailure({ message: "say --accept or --dismiss (one of them)" })
+      }
+      yield* callControl(
+        args,
+        (c, q) =>
+          c.observe.dialog({
+            urlParams: q,
+            payload: { ...withTarget(args.targetId), accept: args.accept, ...some("promptText", args.promptText) }
+          }),
+        (r) => r.detail
+      )
+    })
+).pipe(Command.withDescription("arm the next alert, confirm or prompt (before the action that opens it)"))
+
+const download = Command.make(
+  "download",
+  { ...tabOptions, ref: Args.text({ name: "ref" }), filename: Args.text({ name: "filename" }) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.files.download({ urlParams: q, payload: { ref: args.ref, filename: args.filename, ...withTarget(args.targetId) } }),
+      (r) => `MEDIA:${r.path}`
+    )
+).pipe(Command.withDescription("click <ref> and save the download as <filename> in the downloads root"))
+
+const waitForDownload = Command.make(
+  "waitfordownload",
+  {
+    ...tabOptions,
+    filename: Args.text({ name: "filename" }),
+    timeout: Options.integer("timeout").pipe(Options.withDescription("give up after this many ms"), Options.optional)
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.files.waitDownload({
+          urlParams: q,
+          payload: { filename: args.filename, ...withTarget(args.targetId), ...some("timeoutMs", args.timeout) }
+        }),
+      (r) => `MEDIA:${r.path}`
+    )
+).pipe(Command.withDescription("wait for the next download and save it as <filename>"))
+
+const upload = Command.make(
+  "upload",
+  {
+    ...tabOptions,
+    paths: Args.text({ name: "path" }).pipe(Args.atLeast(1), Args.withDescription("files inside the uploads root")),
+    inputRef: Options.text("input-ref").pipe(Options.withDescription("set this file input directly"), Options.optional),
+    element: Options.text("element").pipe(Options.withDescription("set the file input this CSS selector finds"), Options.optional)
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.files.fileChooser({
+          urlParams: q,
+          payload: { paths: args.paths, ...withTarget(args.targetId), ...some("inputRef", args.inputRef), ...some("element", args.element) }
+        }),
+      (r) => r.detail
+    )
+).pipe(Command.withDescription("arm the next file chooser with <path>... (or set a file input directly)"))
+
+const cookiesSet = Command.make(
+  "set",
+  { ...tabOptions, name: Args.text({ name: "name" }), value: Args.text({ name: "value" }), url: Options.text("url") },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.state.setCookie({ urlParams: q, payload: { name: args.name, value: args.value, url: args.url, ...withTarget(args.targetId) } }),
+      (r) => r.done
+    )
+).pipe(Command.withDescription("set a cookie for --url"))
+
+const cookiesClear = Command.make("clear", tabOptions, (args) =>
+  callControl(args, (c, q) => c.state.clearCookies({ urlParams: q, payload: withTarget(args.targetId) }), (r) => r.done)).pipe(
+    Command.withDescription("delete every cookie of the profile's browser context")
+  )
+
+const cookies = Command.make("cookies", tabOptions, (args) =>
+  callControl(
+    args,
+    (c, q) => c.state.cookies({ urlParams: { ...q, ...withTarget(args.targetId) } }),
+    (r) => lines(r.cookies.map((k) => `${k.name}=${k.value}  ${k.domain}${k.path}`), "no cookies")
+  )).pipe(
+    Command.withDescription("list cookies; `cookies set <name> <value> --url <url>`, `cookies clear`"),
+    Command.withSubcommands([cookiesSet, cookiesClear])
+  )
+
+const storage = Command.make(
+  "storage",
+  {
+    ...tabOptions,
+    kind: Args.choice([["local", "local"], ["session", "session"]] as const, { name: "local|session" }),
+    action: Args.choice([["get", "get"], ["set", "set"], ["clear", "clear"]] as const, { name: "get|set|clear" }).pipe(Args.optional),
+    key: Args.text({ name: "key" }).pipe(Args.optional),
+    value: Args.text({ name: "value" }).pipe(Args.optional)
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const action = Option.getOrElse(args.action, () => "get" as const)
+      const path = { kind: args.kind }
+      if (action === "get") {
+        return yield* callControl(
+          args,
+          (c, q) => c.state.storage({ path, urlParams: { ...q, ...withTarget(args.targetId) } }),
+          (r) => {
+            const keys = Object.keys(r.entries)
+            const only = Option.getOrUndefined(args.key)
+            if (only !== undefined) return r.entries[only] ?? `(${only} is not set)`
+            return lines(keys.map((k) => `${k}=${r.entries[k]}`), `${args.kind} storage is empty`)
+          }
+        )
+      }
+      if (action === "clear") {
+        return yield* callControl(args, (c, q) => c.state.clearStorage({ path, urlParams: q, payload: withTarget(args.targetId) }), (r) => r.done)
+      }
+      if (Option.isNone(args.key) || Option.isNone(args.value)) {
+        return yield* new CliFailure({ message: `usage: svc browser storage ${args.kind} set <key> <value>` })
+      }
+      const key = args.key.value
+      const value = args.value.value
+      return yield* callControl(
+        args,
+        (c, q) => c.state.setStorage({ path, urlParams: q, payload: { key, value, ...withTarget(args.targetId) } }),
+        (r) => r.done
+      )
+    })
+).pipe(Command.withDescription("local or session storage of the tab's origin: get [key], set <key> <value>, clear"))
+
+// ---- `svc browser set ...` ----
+
+const done = (r: { readonly done: string }) => r.done
+
+const setOffline = Command.make(
+  "offline",
+  { ...tabOptions, state: Args.choice([["on", true], ["off", false]] as const, { name: "on|off" }) },
+  (args) => callControl(args, (c, q) => c.state.offline({ urlParams: q, payload: { offline: args.state, ...withTarget(args.targetId) } }), done)
+).pipe(Command.withDescription("take the browser context offline (on) or back online (off)"))
+
+const setHeaders = Command.make(
+  "headers",
+  {
+    profile: Options.text("browser-profile").pipe(Options.withSchema(ProfileName), Options.optional),
+    targetId: targetIdOption,
+    headersJson: Options.text("headers-json").pipe(Options.withDescription('extra headers as JSON, e.g. {"X-Test":"1"}'), Options.optional),
+    // The older form: `set headers --json '{...}'`.
+    legacy: Options.text("json").pipe(Options.withDescription("same as --headers-json (older form)"), Options.optional)
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const text = Option.orElse(args.headersJson, () => args.legacy)
+      if (Option.isNone(text)) return yield* new CliFailure({ message: "give the headers with --headers-json '{\"X-Name\":\"value\"}'" })
+      let headers: unknown
+      try {
+        headers = JSON.parse(text.value)
+      } catch {
+        headers = undefined
+      }
+      if (typeof headers !== "object" || headers === null || Array.isArray(headers) ||
+        !Object.values(headers).every((v) => typeof v === "string")) {
+        return yield* new CliFailure({ message: "--headers-json must be a JSON object of strings, e.g. {\"X-Test\":\"1\"}" })
+      }
+      yield* callControl(
+        { profile: args.profile, json: false },
+        (c, q) => c.state.headers({ urlParams: q, payload: { headers: headers as Record<string, string>, ...withTarget(args.targetId) } }),
+        done
+      )
+    })
+).pipe(Command.withDescription("send extra HTTP headers with every request of the browser context"))
+
+const setCredentials = Command.make(
+  "credentials",
+  {
+    ...tabOptions,
+    user: Args.text({ name: "user" }).pipe(Args.optional),
+    pass: Args.text({ name: "pass" }).pipe(Args.optional),
+    clear: Options.boolean("clear").pipe(Options.withDescription("stop sending credentials"))
+  },
+  (args) =>
+    Effect.gen(function*() {
+      if (!args.clear && (Option.isNone(args.user) || Option.isNone(args.pass))) {
+        return yield* new CliFailure({ message: "usage: svc browser set credentials <user> <pass>, or --clear" })
+      }
+      yield* callControl(
+        args,
+        (c, q) =>
+          c.state.credentials({
+            urlParams: q,
+            payload: args.clear
+              ? { clear: true, ...withTarget(args.targetId) }
+              : { user: Option.getOrElse(args.user, () => ""), pass: Option.getOrElse(args.pass, () => ""), ...withTarget(args.targetId) }
+          }),
+        done
+      )
+    })
+).pipe(Command.withDescription("answer HTTP authentication with <user> <pass> (or --clear)"))
+
+const setGeolocation = Command.make(
+  "geolocation",
+  {
+    ...tabOptions,
+    latitude: Args.float({ name: "lat" }).pipe(Args.optional),
+    longitude: Args.float({ name: "lon" }).pipe(Args.optional),
+    origin: Options.text("origin").pipe(Options.withDescription("grant the permission to this origin (default: the tab's)"), Options.optional),
+    clear: Options.boolean("clear").pipe(Options.withDescription("remove the emulated position"))
+  },
+  (args) =>
+    Effect.gen(function*() {
+      if (!args.clear && (Option.isNone(args.latitude) || Option.isNone(args.longitude))) {
+        return yield* new CliFailure({ message: "usage: svc browser set geolocation <lat> <lon> [--origin <url>], or --clear" })
+      }
+      yield* callControl(
+        args,
+        (c, q) =>
+          c.state.geolocation({
+            urlParams: q,
+            payload: args.clear
+              ? { clear: true, ...withTarget(args.targetId) }
+              : {
+                ...some("latitude", args.latitude),
+                ...some("longitude", args.longitude),
+                ...some("origin", args.origin),
+                ...withTarget(args.targetId)
+              }
+          }),
+        done
+      )
+    })
+).pipe(Command.withDescription("emulate the position <lat> <lon> (or --clear)"))
+
+const setMedia = Command.make(
+  "media",
+  {
+    ...tabOptions,
+    media: Args.choice(
+      [["dark", "dark"], ["light", "light"], ["no-preference", "no-preference"], ["none", "none"]] as const,
+      { name: "dark|light|no-preference|none" }
+    )
+  },
+  (args) => callControl(args, (c, q) => c.state.media({ urlParams: q, payload: { media: args.media, ...withTarget(args.targetId) } }), done)
+).pipe(Command.withDescription("emulate prefers-color-scheme (none removes the emulation)"))
+
+const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }) }, (args) =>
+  callControl(args, (c, q) => c.state.timezone({ urlParams: q, payload: { timezone: args.timezone, ...withTarget(args.targetId) } }), done)).pipe(
+    Command.withDescription("emulate an IANA time zone, e.g. Europe/Paris")
+  )
+
+const setLocale = Command.make("locale", { ...tabOptions, locale: Args.text({ name: "locale" }) }, (args) =>
+  callControl(args, (c, q) => c.state.locale({ urlParams: q, payload: { locale: args.locale, ...withTarget(args.targetId) } }), done)).pipe(
+    Command.withDescription("emulate a locale, e.g. fr-FR")
+  )
+
+const setDevice = Command.make("device", { ...tabOptions, name: Args.text({ name: "name" }) }, (args) =>
+  callControl(args, (c, q) => c.state.device({ urlParams: q, payload: { name: args.name, ...withTarget(args.targetId) } }), done)).pipe(
+    Command.withDescription("emulate one of the library's devices, e.g. \"iPhone 15\"")
+  )
+
+const setViewport = Command.make(
+  "viewport",
+  { ...tabOptions, width: Args.integer({ name: "width" }), height: Args.integer({ name: "height" }) },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.state.viewport({ urlParams: q, payload: { width: args.width, height: args.height, ...withTarget(args.targetId) } }),
+      done
+    )
+).pipe(Command.withDescription("set the viewport to <width> <height> CSS pixels"))
+
+const set = Command.make("set").pipe(
+  Command.withDescription("emulation: offline, headers, credentials, geolocation, media, timezone, locale, device, viewport"),
+  Command.withSubcommands([
+    setOffline,
+    setHeaders,
+    setCredentials,
+    setGeolocation,
+    setMedia,
+    setTimezone,
+    setLocale,
+    setDevice,
+    setViewport
+  ])
+)
+
+export const inspectCommands = [
+  consoleCmd,
+  errors,
+  requests,
+  responseBody,
+  trace,
+  dialog,
+  download,
+  waitForDownload,
+  upload,
+  cookies,
+  storage,
+  set
+] as const
