@@ -1,5 +1,4 @@
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -7,6 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeTestPort, launchTestChromium, type TestChromium } from "../support/chromium.js"
 import { type CdpEndpoint, makeCdp } from "../../src/browser/Cdp.js"
 import { Dialogs } from "../../src/browser/Dialogs.js"
 import { Observe } from "../../src/browser/Observe.js"
@@ -15,7 +15,6 @@ import { PlaywrightSessions } from "../../src/browser/Playwright.js"
 // Console, errors, requests, response bodies, traces and dialogs against a real headless Chromium and pages
 // served on loopback, through the same PlaywrightSessions the gateway uses.
 
-const CHROMIUM = "/usr/bin/chromium"
 
 // ---------------------------------------------------------------------------------------------------------
 // Pages
@@ -84,78 +83,11 @@ const handler: http.RequestListener = (req, res) => {
 // ---------------------------------------------------------------------------------------------------------
 // Chromium
 
-interface Launched {
-  readonly process: ChildProcess
-  readonly port: number
-}
+type Launched = TestChromium
 
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = http.createServer()
-    s.once("error", () => resolve(false))
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
-  })
-
-const freePort = async () => {
-  for (let i = 0; i < 50; i++) {
-    const port = 19000 + Math.floor(Math.random() * 1000)
-    if (await portFree(port)) return port
-  }
-  throw new Error("no free port in 19000-19999")
-}
-
-const waitForCdp = async (port: number) => {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/json/version`)).ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`Chromium did not answer CDP on ${port}`)
-}
-
-/** Kills the browser's whole process group (renderers, GPU and zygote processes included). */
-const kill = async (launched: Launched) => {
-  const pid = launched.process.pid
-  if (pid === undefined || launched.process.exitCode !== null) return
-  const exited = new Promise((r) => launched.process.once("exit", r))
-  try {
-    process.kill(-pid, "SIGKILL")
-  } catch {
-    return
-  }
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))])
-}
-
-const launch = async (port: number, userDataDir: string): Promise<Launched> => {
-  const child = spawn(
-    CHROMIUM,
-    [
-      "--headless=new",
-      "--no-sandbox",
-      `--remote-debugging-port=${port}`,
-      `--user-data-dir=${userDataDir}`,
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "about:blank"
-    ],
-    { detached: true, stdio: "ignore" }
-  )
-  const launched = { process: child, port }
-  try {
-    await waitForCdp(port)
-  } catch (e) {
-    await kill(launched)
-    throw e
-  }
-  return launched
-}
+const freePort = freeTestPort
+const kill = (launched: Launched) => launched.kill()
+const launch = (port: number, userDataDir: string): Promise<Launched> => launchTestChromium({ port, userDataDir })
 
 // ---------------------------------------------------------------------------------------------------------
 // Harness
