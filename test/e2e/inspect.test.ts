@@ -187,6 +187,13 @@ describe("inspection, files and state through the gateway", () => {
     const direct = await svc("browser", "upload", file, "--element", "#f")
     expect(direct.code).toBe(0)
     expect(await evaluate("() => document.getElementById('f').files[0].name")).toBe(`hello-${run}.txt`)
+
+    const second = path.join(uploads, `second-${run}.txt`)
+    fs.writeFileSync(second, "second file")
+    const inputRef = /"File input"[^\n]*\[ref=([^\]]+)\]/.exec((await svc("browser", "snapshot")).stdout)![1]!
+    const byRef = await svc("browser", "upload", second, "--input-ref", inputRef)
+    expect(byRef.code).toBe(0)
+    expect(await evaluate("() => document.getElementById('f').files[0].name")).toBe(`second-${run}.txt`)
   })
 
   it("answers an armed prompt with text, and an unarmed dialog does not wedge the tab", async () => {
