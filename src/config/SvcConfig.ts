@@ -34,6 +34,8 @@ export const SnapshotMode = Schema.Literal("ai", "aria", "role", "efficient")
 
 export const GatewayConfig = Schema.Struct({
   port: opt(Port),
+  /** Proxies (IP addresses) whose X-Forwarded-For / Forwarded client address is believed. */
+  trustedProxies: opt(Schema.Array(Schema.String)),
   /** Address the gateway port binds; loopback unless the user chooses otherwise. */
   bind: opt(Schema.String.pipe(Schema.minLength(1))),
   auth: opt(
@@ -58,10 +60,68 @@ export const BrowserConfig = Schema.Struct({
   noSandbox: opt(Schema.Boolean)
 })
 
+// ---- messaging bridge (channels.msgbridge) ----
+
+export const DmPolicy = Schema.Literal("pairing", "allowlist", "open", "disabled")
+export const GroupPolicy = Schema.Literal("open", "allowlist", "disabled")
+
+const AbsoluteDir = Schema.String.pipe(
+  Schema.filter((s) => s.startsWith("/") || /^[A-Za-z]:[\\/]/.test(s)),
+  Schema.annotations({ message: () => "expected an absolute directory path" })
+)
+
+const PositiveInt = (max: number) =>
+  Schema.Int.pipe(
+    Schema.between(0, max),
+    Schema.annotations({ message: () => `expected a whole number from 0 to ${max}` })
+  )
+
+/** The settings of one bridge account; the channel's top level holds the default account's. */
+export const MsgbridgeAccountFields = {
+  enabled: opt(Schema.Boolean),
+  serverUrl: opt(Schema.String.pipe(Schema.minLength(1))),
+  password: opt(Schema.String.pipe(Schema.minLength(1))),
+  webhookPath: opt(
+    Schema.String.pipe(
+      Schema.pattern(/^\/[A-Za-z0-9/_-]*$/),
+      Schema.annotations({ message: () => "a webhook path starts with / and holds letters, digits, -, _ and /" })
+    )
+  ),
+  dmPolicy: opt(DmPolicy),
+  allowFrom: opt(Schema.Array(Schema.String)),
+  groupPolicy: opt(GroupPolicy),
+  groupAllowFrom: opt(Schema.Array(Schema.String)),
+  groups: opt(Schema.Record({ key: Schema.String, value: Schema.Struct({ requireMention: opt(Schema.Boolean) }) })),
+  sendReadReceipts: opt(Schema.Boolean),
+  blockStreaming: opt(Schema.Boolean),
+  textChunkLimit: opt(Schema.Int.pipe(Schema.between(1, 100_000), Schema.annotations({ message: () => "expected a whole number from 1 to 100000" }))),
+  chunkMode: opt(Schema.Literal("length", "newline")),
+  mediaMaxMb: opt(Schema.Number.pipe(Schema.between(0.001, 1024), Schema.annotations({ message: () => "expected megabytes, from 0.001 to 1024" }))),
+  mediaLocalRoots: opt(Schema.Array(AbsoluteDir)),
+  historyLimit: opt(PositiveInt(1000)),
+  dmHistoryLimit: opt(PositiveInt(1000)),
+  actions: opt(Schema.Record({ key: Schema.String, value: Schema.Boolean }))
+}
+
+export const MsgbridgeAccountConfig = Schema.Struct(MsgbridgeAccountFields)
+export type MsgbridgeAccountConfig = typeof MsgbridgeAccountConfig.Type
+
+export const MsgbridgeConfig = Schema.Struct({
+  ...MsgbridgeAccountFields,
+  accounts: opt(Schema.Record({ key: Schema.String, value: MsgbridgeAccountConfig }))
+})
+export type MsgbridgeConfig = typeof MsgbridgeConfig.Type
+
+const GroupChatConfig = Schema.Struct({ mentionPatterns: opt(Schema.Array(Schema.String)) })
+
 export const SvcConfig = Schema.Struct({
   $schema: opt(Schema.String),
   gateway: opt(GatewayConfig),
-  browser: opt(BrowserConfig)
+  browser: opt(BrowserConfig),
+  channels: opt(Schema.Struct({ msgbridge: opt(MsgbridgeConfig) })),
+  agent: opt(Schema.Struct({ provider: opt(Schema.Literal("echo")) })),
+  agents: opt(Schema.Struct({ list: opt(Schema.Array(Schema.Struct({ id: opt(Schema.String), groupChat: opt(GroupChatConfig) }))) })),
+  messages: opt(Schema.Struct({ groupChat: opt(GroupChatConfig), responsePrefix: opt(Schema.String) }))
 })
 export type SvcConfig = typeof SvcConfig.Type
 
