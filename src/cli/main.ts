@@ -2,6 +2,7 @@ import { Command, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { browserCommand } from "./commands/browser.js"
 import { configCommand } from "./commands/config.js"
+import { pairingCommand } from "./commands/pairing.js"
 import { GatewayRunner } from "./GatewayRunner.js"
 import { describeCliError } from "./errors.js"
 
@@ -27,7 +28,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand])
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand])
 )
 
 export const VERSION = "0.1.0"
