@@ -1,6 +1,6 @@
-import { HttpApiBuilder, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
+import { type Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { ControlApi } from "../api/ControlApi.js"
 import { Actions } from "../browser/Actions.js"
@@ -71,18 +71,28 @@ export const ControlServerLive = (options: { readonly port: number; readonly cre
   )
 
 /**
- * The gateway port: loopback unless gateway.bind says otherwise. It answers /health now; webhooks and
- * node-host connections arrive here in later capabilities.
+ * The gateway port: loopback unless gateway.bind says otherwise. /health (and anything unknown) needs the
+ * gateway credentials; the msgbridge webhook, when the channel is on, has its own auth (the channel
+ * password, see http/webhook.ts). Node-host connections arrive here in a later capability.
  */
 export const GatewayServerLive = (options: {
   readonly port: number
   readonly bind: string
   readonly credentials: Credentials
-}) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.get("/health", HttpServerResponse.unsafeJson({ ok: true, version: VERSION })),
-    HttpServer.serve(guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })),
+  readonly webhook?: { readonly path: string; readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> } | undefined
+}) => {
+  const guarded = guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })
+  const withHealth = HttpRouter.empty.pipe(
+    HttpRouter.get("/health", guarded(HttpServerResponse.unsafeJson({ ok: true, version: VERSION })))
+  )
+  const withWebhook = options.webhook === undefined
+    ? withHealth
+    : withHealth.pipe(HttpRouter.post(options.webhook.path as HttpRouter.PathInput, options.webhook.handler))
+  return withWebhook.pipe(
+    HttpRouter.all("*", guarded(HttpServerResponse.unsafeJson({ error: "not found" }, { status: 404 }))),
+    HttpServer.serve(),
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.bind }))
   )
+}
 
 export const ConfigStoreLive = ConfigStore.Default

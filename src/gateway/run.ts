@@ -1,7 +1,11 @@
 import { ConfigProvider, Console, Context, Effect, Either, Layer } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { GatewayRunError, type GatewayRunOptions } from "../cli/GatewayRunner.js"
+import { NodeHttpClient } from "@effect/platform-node"
+import { EchoAgent } from "../agent/Agent.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
+import { webhookHandler } from "../http/webhook.js"
+import { channelSettings, makeChannel } from "../msgbridge/Channel.js"
 import { BrowserServicesLive, ControlServerLive, GatewayServerLive } from "./layers.js"
 
 const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
@@ -32,16 +36,34 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   if (auth.generated) {
     yield* Console.log(`svc: generated a gateway token and saved it in ${store.paths.configFile} (gateway.auth.token)`)
   }
+  // The messaging bridge channel, when configured: its webhook lives on the gateway port.
+  const settings = channelSettings(config)
+  if (Either.isLeft(settings)) return yield* Effect.fail(new GatewayRunError(settings.left.message))
+  const webhook = settings.right === undefined ? undefined : yield* Effect.gen(function*() {
+    const channel = yield* makeChannel(config, store.paths).pipe(
+      Effect.provide(Layer.merge(NodeHttpClient.layer, EchoAgent)),
+      Effect.mapError((e) => new GatewayRunError(`msgbridge: ${e.message}`))
+    )
+    return {
+      path: settings.right!.webhookPath,
+      handler: webhookHandler({
+        password: settings.right!.password,
+        trustedProxies: config.gateway?.trustedProxies ?? [],
+        handle: channel.handleWebhook
+      })
+    }
+  })
   const servers = Layer.mergeAll(
     ControlServerLive({ port: ports.control, credentials }),
-    GatewayServerLive({ port: ports.gateway, bind, credentials })
+    GatewayServerLive({ port: ports.gateway, bind, credentials, webhook })
   )
   const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
     Effect.mapError((e) => new GatewayRunError(describeStartError(e, ports)))
   )
   yield* Console.log(
     `svc gateway ready in ${Math.round(performance.now() - t0)} ms: gateway ${bind}:${ports.gateway}, ` +
-      `control 127.0.0.1:${ports.control}, default browser profile ${config.browser?.defaultProfile ?? "relay"}`
+      `control 127.0.0.1:${ports.control}, default browser profile ${config.browser?.defaultProfile ?? "relay"}` +
+      (webhook !== undefined ? `, msgbridge webhook ${webhook.path}` : "")
   )
   if (options.startBrowser) {
     const browsers = Context.get(context, BrowserManager)
