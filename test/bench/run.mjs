@@ -14,6 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { measureAutomation } from "./automation.mjs"
+import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -182,6 +183,16 @@ try {
   await stopChild(gateway)
 }
 
+// Webhook intake (msgbridge) with the echo agent against a fake bridge.
+results.webhooks = await measureWebhooks({
+  startGateway: async (dir) => {
+    const p = await freePort(30000, 9000)
+    const e = { ...process.env, SVC_STATE_DIR: dir, SVC_GATEWAY_PORT: String(p) }
+    const { child } = await spawnUntil(SVC_BIN, ["gateway", "run"], e, (o) => o.includes("svc gateway ready"))
+    return { port: p, stop: () => stopChild(child) }
+  }
+})
+
 const lines = [
   ["CLI `svc browser tabs --json` (median of 20)", results.cliTabs, "node -e 0"],
   ["gateway start to ready (median of 5)", results.gatewayStart, "node -e 0"],
@@ -200,5 +211,11 @@ if (a !== undefined) {
   console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
 }
+const w = results.webhooks
+console.log(
+  `webhooks (${w.total}, ${w.concurrency} at a time): ${w.perSecond}/s, response p50 ${w.p50Ms} ms p99 ${w.p99Ms} ms; ` +
+    `webhook to send p50 ${w.toSendP50Ms} ms p99 ${w.toSendP99Ms} ms; lost ${w.lost}, doubled ${w.doubled}; ` +
+    `bare node:http baseline ${w.baseline.perSecond}/s p99 ${w.baseline.p99Ms} ms`
+)
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")
