@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { BrowserContext, Dialog, Page } from "playwright-core"
 import { Conflict } from "../domain/errors.js"
 import { Ring } from "./Observe.js"
-import { makePageRegistry } from "./PageRegistry.js"
+import { makePageRegistry, observeContexts } from "./PageRegistry.js"
 import { PlaywrightSessions } from "./Playwright.js"
 import type { TabRef } from "./Refs.js"
 
@@ -108,21 +108,7 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
       maxPages: MAX_DIALOG_TABS,
       targetIdOf: sessions.targetIdOf
     })
-    // On the context, not the page: a dialog opened while a new page loads is answered too.
-    const contexts = new Map<BrowserContext, () => void>()
-    yield* sessions.onContext((profile, context) => {
-      if (contexts.has(context)) return
-      contexts.set(context, listenOnContext(context, (page) => registry.stateFor(profile, page)))
-      context.once("close", () => contexts.delete(context))
-    })
-    yield* sessions.onPage(registry.observe)
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const stop of contexts.values()) stop()
-        contexts.clear()
-        registry.clear()
-      })
-    )
+    yield* observeContexts(sessions, registry, listenOnContext)
 
     /** Makes sure the page's dialogs are handled and known as this tab. */
     const ensureAttached = (tab: TabRef, page: Page) => Effect.sync(() => void registry.attach(tab, page))

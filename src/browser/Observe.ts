@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { BrowserContext, ConsoleMessage, Page, Request, Response, WebError } from "playwright-core"
 import { Conflict, InternalError, InvalidRequest, NotFound } from "../domain/errors.js"
-import { makePageRegistry } from "./PageRegistry.js"
+import { makePageRegistry, observeContexts } from "./PageRegistry.js"
 import { PlaywrightSessions } from "./Playwright.js"
 import type { TabRef } from "./Refs.js"
 
@@ -469,20 +469,7 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
       maxPages: MAX_OBSERVED_TABS,
       targetIdOf: sessions.targetIdOf
     })
-    const contexts = new Map<BrowserContext, () => void>()
-    yield* sessions.onContext((profile, context) => {
-      if (contexts.has(context)) return
-      contexts.set(context, listenOnContext(context, (page) => registry.stateFor(profile, page)))
-      context.once("close", () => contexts.delete(context))
-    })
-    yield* sessions.onPage(registry.observe)
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const stop of contexts.values()) stop()
-        contexts.clear()
-        registry.clear()
-      })
-    )
+    yield* observeContexts(sessions, registry, listenOnContext)
 
     /** Makes sure the page is observed and known as this tab (call before reading a tab just connected). */
     const ensureAttached = (tab: TabRef, page: Page) => Effect.sync(() => void registry.attach(tab, page))

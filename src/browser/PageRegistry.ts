@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import type { Page } from "playwright-core"
+import { Effect, type Scope } from "effect"
+import type { BrowserContext, Page } from "playwright-core"
 import type { TabRef } from "./Refs.js"
 
 // Per-page state for observers (console and network logs, dialog handling): created when the page is first
@@ -116,3 +116,36 @@ export const makePageRegistry = <S>(options: PageRegistryOptions<S>) => {
 
   return { observe, stateFor, attach, find, clear, size: () => pages.size } as const
 }
+
+export type PageRegistry<S> = ReturnType<typeof makePageRegistry<S>>
+
+/**
+ * Listen on every browser context the sessions see (those open at connect time and later ones), filing
+ * each event under its page's state, and let the registry meet every page. Everything is removed when the
+ * caller's scope closes.
+ */
+export const observeContexts = <S>(
+  sessions: {
+    readonly onContext: (observer: (profile: string, context: BrowserContext) => void) => Effect.Effect<void, never, Scope.Scope>
+    readonly onPage: (observer: (profile: string, page: Page) => void) => Effect.Effect<void, never, Scope.Scope>
+  },
+  registry: PageRegistry<S>,
+  listen: (context: BrowserContext, stateFor: (page: Page) => S | undefined) => () => void
+) =>
+  Effect.gen(function*() {
+    const contexts = new Map<BrowserContext, () => void>()
+    // On the context, not the page: events of a page that is still loading are caught too.
+    yield* sessions.onContext((profile, context) => {
+      if (contexts.has(context)) return
+      contexts.set(context, listen(context, (page) => registry.stateFor(profile, page)))
+      context.once("close", () => contexts.delete(context))
+    })
+    yield* sessions.onPage(registry.observe)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const stop of contexts.values()) stop()
+        contexts.clear()
+        registry.clear()
+      })
+    )
+  })
