@@ -301,7 +301,7 @@ describe("acting on refs", () => {
       expect(key.message).toContain("Enter")
       const readonly = yield* timed(failure((a) => a.type(page, target(page.getByLabel("Notes"), "e10", `textbox "Notes"`), "x")))
       expect(Either.getOrThrow(readonly.result).message).toContain("read-only")
-      expect(readonly.ms).toBeLessThan(1_000)
+      expect(readonly.ms).toBeLessThan(2_000)
       console.log(`type: median ${median(latencies).toFixed(0)} ms of ${latencies.map((n) => n.toFixed(0)).join(", ")}`)
     }))
 
@@ -335,7 +335,7 @@ describe("acting on refs", () => {
       expect(e._tag).toBe("InvalidRequest")
       expect(e.message).toContain(`"Purple"`)
       expect(e.message).toContain(`"Blue" (value "b")`)
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
     }))
 
   it.live("fills a form of several kinds of fields", () =>
@@ -376,7 +376,7 @@ describe("failures a model can act on, answered quickly", () => {
       expect(e.message).toContain("svc browser highlight e12")
       expect(e.message).toContain("svc browser errors")
       expect(e.message).toContain("trace")
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
       expect(yield* promise(() => page.locator("#out").textContent())).toBe("")
       console.log(`covered click answered in ${ms.toFixed(0)} ms`)
     }))
@@ -390,11 +390,11 @@ describe("failures a model can act on, answered quickly", () => {
         expect(e.message).toContain("not visible")
         expect(e.message).toContain("snapshot --interactive")
         expect(e.message).toContain(`scrollintoview ${ref}`)
-        expect(ms).toBeLessThan(1_000)
+        expect(ms).toBeLessThan(2_000)
         console.log(`hidden click (${selector}) answered in ${ms.toFixed(0)} ms`)
       }
       const { ms } = yield* timed(failure((a) => a.hover(page, css("#hidden", "e13", "button"))))
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
     }))
 
   it.live("two elements for one ref: strict mode, pointing to role refs with nth", () =>
@@ -412,12 +412,12 @@ describe("failures a model can act on, answered quickly", () => {
     Effect.gen(function*() {
       const disabled = yield* timed(failure((a) => a.click(page, button("Unavailable", "e15"))))
       expect(Either.getOrThrow(disabled.result).message).toContain("disabled")
-      expect(disabled.ms).toBeLessThan(1_000)
+      expect(disabled.ms).toBeLessThan(2_000)
       const gone = yield* timed(failure((a) => a.click(page, button("No such button", "e99"))))
       const e = Either.getOrThrow(gone.result)
       expect(e._tag).toBe("NotFound")
       expect(e.message).toContain("fresh snapshot")
-      expect(gone.ms).toBeLessThan(1_000)
+      expect(gone.ms).toBeLessThan(2_000)
       console.log(`disabled click answered in ${disabled.ms.toFixed(0)} ms, gone element in ${gone.ms.toFixed(0)} ms`)
     }))
 
@@ -428,7 +428,7 @@ describe("failures a model can act on, answered quickly", () => {
       expect(e._tag).toBe("Conflict")
       expect(e.message).toContain(`wait timed out after 300ms waiting for the text "Never shown" to appear`)
       expect(e.message).toContain("svc browser requests")
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
     }))
 
   it.live("a closed tab is reported as such", () =>
@@ -501,7 +501,7 @@ describe("evaluate", () => {
       expect(syntax._tag).toBe("InvalidRequest")
       const { ms, result } = yield* timed(failure((a) => a.evaluate(page, "() => new Promise(() => {})", undefined, { timeoutMs: 300 })))
       expect(Either.getOrThrow(result)._tag).toBe("Conflict")
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
     }))
 })
 
@@ -543,7 +543,7 @@ describe("highlight, element screenshot, PDF", () => {
       expect(shot.height).toBeLessThanOrEqual(41)
       const { ms, result } = yield* timed(failure((a) => a.elementScreenshot(page, css("#hidden", "e13"))))
       expect(Either.getOrThrow(result).message).toContain("not visible")
-      expect(ms).toBeLessThan(1_000)
+      expect(ms).toBeLessThan(2_000)
     }))
 
   it.live("pdf prints the page", () =>
