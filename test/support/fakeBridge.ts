@@ -36,6 +36,8 @@ export interface RecordedCall {
   fields?: Record<string, string>
   /** Multipart files: name and size. */
   files?: Record<string, { name: string; size: number }>
+  /** Multipart files: their bytes and declared content type. */
+  fileData?: Record<string, { bytes: Uint8Array; type: string }>
   at: number
 }
 
@@ -162,12 +164,17 @@ export const startFakeBridge = async (options: FakeBridgeOptions = {}): Promise<
       const form = await new Response(raw, { headers: { "content-type": contentType } }).formData()
       const fields: Record<string, string> = {}
       const files: Record<string, { name: string; size: number }> = {}
+      const fileData: Record<string, { bytes: Uint8Array; type: string }> = {}
       for (const [k, v] of form.entries()) {
         if (typeof v === "string") fields[k] = v
-        else files[k] = { name: (v as File).name, size: (v as Blob).size }
+        else {
+          files[k] = { name: (v as File).name, size: (v as Blob).size }
+          fileData[k] = { bytes: new Uint8Array(await (v as Blob).arrayBuffer()), type: (v as Blob).type }
+        }
       }
       call.fields = fields
       call.files = files
+      call.fileData = fileData
     } else if (raw.length > 0) {
       try {
         call.body = JSON.parse(raw.toString("utf8"))
