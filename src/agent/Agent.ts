@@ -1,4 +1,4 @@
-import { Context, Layer, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 
 /** What the agent is asked to answer: one inbound message and its context. */
 export interface InboundContext {
@@ -15,13 +15,37 @@ export interface InboundContext {
   readonly replyToIdFull?: string | undefined
   /** A system line instead of a user message (a tapback, a skipped attachment). */
   readonly system?: string | undefined
-  readonly history?: ReadonlyArray<{ readonly sender: string; readonly text: string }> | undefined
+  /** The last messages of the chat before this one, oldest first (historyLimit / dmHistoryLimit). */
+  readonly history?: ReadonlyArray<{ readonly sender: string; readonly text: string; readonly fromMe?: boolean }> | undefined
+  /** Things the agent should know about the message (an attachment that was not downloaded, and why). */
+  readonly notes?: ReadonlyArray<string> | undefined
+  /** Media that came with the message, saved on this machine. */
+  readonly media?: ReadonlyArray<{ readonly path: string; readonly mimeType?: string | undefined; readonly name: string; readonly size: number }> | undefined
+}
+
+/** An action the channel offers the agent, on or off (and why). */
+export interface AgentActionInfo {
+  readonly name: string
+  readonly enabled: boolean
+  readonly reason?: string | undefined
+}
+
+/**
+ * What the agent may do besides replying: the channel's message actions (react, edit, unsend, reply,
+ * effects, group management, attachments), with parameters as `svc message action` takes them. Placeholders
+ * such as {{MessageSidFull}} in string parameters are expanded from the message being answered.
+ */
+export interface AgentTools {
+  readonly actions: {
+    readonly available: Effect.Effect<ReadonlyArray<AgentActionInfo>>
+    readonly run: (name: string, params: Record<string, unknown>) => Effect.Effect<Record<string, unknown>, AgentError>
+  }
 }
 
 /** Answers an inbound context with a stream of reply blocks. A language-model agent plugs in here. */
 export class Agent extends Context.Tag("svc/Agent")<
   Agent,
-  { readonly reply: (context: InboundContext) => Stream.Stream<string, AgentError> }
+  { readonly reply: (context: InboundContext, tools: AgentTools) => Stream.Stream<string, AgentError> }
 >() {}
 
 export class AgentError {
@@ -29,7 +53,37 @@ export class AgentError {
   constructor(readonly message: string) {}
 }
 
-/** `agent.provider: "echo"`: replies `echo: <text>`; for tests and for trying the channel. */
+/** `!action <name> <JSON params>`: how the echo agent lets a person try the channel's actions. */
+const ACTION_LINE = /^!action\s+([A-Za-z]+)\s*(\{[\s\S]*\})?\s*$/
+
+/**
+ * `agent.provider: "echo"`: replies `echo: <text>`; for tests and for trying the channel. A message
+ * `!action <name> {json}` runs that action through the agent's tools and replies with the outcome.
+ */
 export const EchoAgent = Layer.succeed(Agent, {
-  reply: (context) => Stream.make(context.system !== undefined ? `echo: (${context.system})` : `echo: ${context.text}`)
+  reply: (context, tools) => {
+    if (context.system !== undefined) return Stream.make(`echo: (${context.system})`)
+    const action = ACTION_LINE.exec(context.text.trim())
+    if (action === null) {
+      const media = (context.media ?? []).map((m) => `[${m.name}, ${m.size} bytes]`)
+      const notes = (context.notes ?? []).map((n) => `(${n})`)
+      return Stream.make(["echo:", context.text, ...media, ...notes].filter((p) => p !== "").join(" "))
+    }
+    return Stream.fromEffect(
+      Effect.gen(function*() {
+        let params: Record<string, unknown> = {}
+        if (action[2] !== undefined) {
+          try {
+            params = JSON.parse(action[2]) as Record<string, unknown>
+          } catch {
+            return `echo: action ${action[1]}: the parameters are not JSON`
+          }
+        }
+        return yield* tools.actions.run(action[1]!, params).pipe(
+          Effect.map((result) => `echo: action ${action[1]} done${typeof result.messageId === "string" ? ` (message ${result.messageId})` : ""}`),
+          Effect.catchAll((e) => Effect.succeed(`echo: action ${action[1]} failed: ${e.message}`))
+        )
+      })
+    )
+  }
 })

@@ -31,6 +31,7 @@ import {
 } from "../domain/browser.js"
 import * as B from "../domain/browser.js"
 import * as Errors from "../domain/errors.js"
+import * as M from "../domain/messaging.js"
 
 // The browser control API. One definition serves the server, the typed client (CLI, node host, agent
 // tool) and OpenAPI. Every route takes `?profile=<name>`.
@@ -206,6 +207,13 @@ export class StateGroup extends HttpApiGroup.make("state")
   )
 {}
 
+/** Messaging channels: send, actions, and the gateway's status. */
+export class MessagingGroup extends HttpApiGroup.make("messaging")
+  .add(HttpApiEndpoint.post("send", "/message/send").setPayload(M.SendMessageRequest).addSuccess(M.SendMessageResult))
+  .add(HttpApiEndpoint.post("action", "/message/action").setPayload(M.MessageActionRequest).addSuccess(M.MessageActionResult))
+  .add(HttpApiEndpoint.get("status", "/status").setUrlParams(M.StatusQuery).addSuccess(M.StatusResult))
+{}
+
 export class ControlApi extends HttpApi.make("svc-control")
   .add(BrowserGroup)
   .add(TabsGroup)
@@ -214,6 +222,7 @@ export class ControlApi extends HttpApi.make("svc-control")
   .add(ObserveGroup)
   .add(FilesGroup)
   .add(StateGroup)
+  .add(MessagingGroup)
   .addError(Errors.InvalidRequest)
   .addError(Errors.Unauthorized)
   .addError(Errors.Forbidden)
@@ -221,5 +230,7 @@ export class ControlApi extends HttpApi.make("svc-control")
   .addError(Errors.Conflict)
   .addError(Errors.BrowserUnavailable)
   .addError(Errors.NotImplemented)
+  .addError(Errors.PayloadTooLarge)
+  .addError(Errors.BadGateway)
   .addError(Errors.InternalError)
 {}

@@ -28,6 +28,8 @@ const describe = (error: unknown, connection?: Connection): string => {
     case "Conflict":
     case "BrowserUnavailable":
     case "NotImplemented":
+    case "PayloadTooLarge":
+    case "BadGateway":
     case "InternalError":
       return e.message ?? e._tag
     default:

@@ -2,7 +2,9 @@ import { Command, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { browserCommand } from "./commands/browser.js"
 import { configCommand } from "./commands/config.js"
+import { messageCommand } from "./commands/message.js"
 import { pairingCommand } from "./commands/pairing.js"
+import { statusCommand } from "./commands/status.js"
 import { GatewayRunner } from "./GatewayRunner.js"
 import { describeCliError } from "./errors.js"
 
@@ -28,7 +30,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand])
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand])
 )
 
 export const VERSION = "0.1.0"

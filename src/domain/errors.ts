@@ -49,6 +49,20 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   HttpApiSchema.annotations({ status: 501 })
 ) {}
 
+/** An upload or attachment over its size limit. */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
+) {}
+
+/** An upstream server (the bridge server) failed or could not be reached. */
+export class BadGateway extends Schema.TaggedError<BadGateway>()(
+  "BadGateway",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 502 })
+) {}
+
 export class InternalError extends Schema.TaggedError<InternalError>()(
   "InternalError",
   { message: Schema.String },
@@ -64,6 +78,8 @@ export const ControlErrors = [
   Conflict,
   BrowserUnavailable,
   NotImplemented,
+  PayloadTooLarge,
+  BadGateway,
   InternalError
 ] as const
 
@@ -75,4 +91,6 @@ export type ControlError =
   | Conflict
   | BrowserUnavailable
   | NotImplemented
+  | PayloadTooLarge
+  | BadGateway
   | InternalError

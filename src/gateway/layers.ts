@@ -30,6 +30,7 @@ import type { Credentials } from "../http/guards.js"
 import { isLoopbackHostname } from "../http/guards.js"
 import { guard } from "../http/middleware.js"
 import { VERSION } from "../cli/main.js"
+import { type ChannelsApi, makeChannels, MsgbridgeChannels } from "../msgbridge/Channels.js"
 
 /** What the browser services stand on: the outside world (executables, processes, CDP, the trash). */
 export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default)
@@ -62,33 +63,44 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
 export const BrowserServicesLive = browserServices(BrowserLeavesLive)
 
 /** The browser control server: 127.0.0.1:<control port>, never another interface. */
-export const ControlServerLive = (options: { readonly port: number; readonly credentials: Credentials }) =>
+export const ControlServerLive = (options: {
+  readonly port: number
+  readonly credentials: Credentials
+  /** The running messaging accounts (none by default). */
+  readonly channels?: ChannelsApi
+}) =>
   HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
     Layer.provide(HttpApiBuilder.api(ControlApi)),
     Layer.provide(ControlHandlersLive),
+    Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([]))),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: "127.0.0.1" }))
   )
 
 /**
  * The gateway port: loopback unless gateway.bind says otherwise. /health (and anything unknown) needs the
- * gateway credentials; the msgbridge webhook, when the channel is on, has its own auth (the channel
+ * gateway credentials; each msgbridge account's webhook has its own auth (the channel
  * password, see http/webhook.ts). Node-host connections arrive here in a later capability.
  */
 export const GatewayServerLive = (options: {
   readonly port: number
   readonly bind: string
   readonly credentials: Credentials
-  readonly webhook?: { readonly path: string; readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> } | undefined
+  /** One per running msgbridge account. */
+  readonly webhooks?: ReadonlyArray<{
+    readonly path: string
+    readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+  }>
 }) => {
   const guarded = guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })
   const withHealth = HttpRouter.empty.pipe(
     HttpRouter.get("/health", guarded(HttpServerResponse.unsafeJson({ ok: true, version: VERSION })))
   )
-  const withWebhook = options.webhook === undefined
-    ? withHealth
-    : withHealth.pipe(HttpRouter.post(options.webhook.path as HttpRouter.PathInput, options.webhook.handler))
-  return withWebhook.pipe(
+  const withWebhooks = (options.webhooks ?? []).reduce(
+    (router, hook) => router.pipe(HttpRouter.post(hook.path as HttpRouter.PathInput, hook.handler)),
+    withHealth
+  )
+  return withWebhooks.pipe(
     HttpRouter.all("*", guarded(HttpServerResponse.unsafeJson({ error: "not found" }, { status: 404 }))),
     HttpServer.serve(),
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.bind }))

@@ -5,7 +5,9 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { EchoAgent } from "../agent/Agent.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
 import { webhookHandler } from "../http/webhook.js"
-import { channelSettings, makeChannel } from "../msgbridge/Channel.js"
+import { resolveAccounts } from "../msgbridge/Accounts.js"
+import { makeChannel } from "../msgbridge/Channel.js"
+import { makeChannels } from "../msgbridge/Channels.js"
 import { BrowserServicesLive, ControlServerLive, GatewayServerLive } from "./layers.js"
 
 const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
@@ -36,26 +38,25 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   if (auth.generated) {
     yield* Console.log(`svc: generated a gateway token and saved it in ${store.paths.configFile} (gateway.auth.token)`)
   }
-  // The messaging bridge channel, when configured: its webhook lives on the gateway port.
-  const settings = channelSettings(config)
-  if (Either.isLeft(settings)) return yield* Effect.fail(new GatewayRunError(settings.left.message))
-  const webhook = settings.right === undefined ? undefined : yield* Effect.gen(function*() {
-    const channel = yield* makeChannel(config, store.paths).pipe(
+  // The messaging bridge accounts, when configured: their webhooks live on the gateway port.
+  const accounts = resolveAccounts(config)
+  if (Either.isLeft(accounts)) return yield* Effect.fail(new GatewayRunError(accounts.left.message))
+  const channels = yield* Effect.forEach(accounts.right, (account) =>
+    makeChannel(config, store.paths, account).pipe(
       Effect.provide(Layer.merge(NodeHttpClient.layer, EchoAgent)),
-      Effect.mapError((e) => new GatewayRunError(`msgbridge: ${e.message}`))
-    )
-    return {
-      path: settings.right!.webhookPath,
-      handler: webhookHandler({
-        password: settings.right!.password,
-        trustedProxies: config.gateway?.trustedProxies ?? [],
-        handle: channel.handleWebhook
-      })
-    }
-  })
+      Effect.mapError((e) => new GatewayRunError(`msgbridge (${account.keyPath}): ${e.message}`))
+    ))
+  const webhooks = channels.map((channel) => ({
+    path: channel.webhookPath,
+    handler: webhookHandler({
+      password: channel.password,
+      trustedProxies: config.gateway?.trustedProxies ?? [],
+      handle: channel.handleWebhook
+    })
+  }))
   const servers = Layer.mergeAll(
-    ControlServerLive({ port: ports.control, credentials }),
-    GatewayServerLive({ port: ports.gateway, bind, credentials, webhook })
+    ControlServerLive({ port: ports.control, credentials, channels: makeChannels(channels) }),
+    GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks })
   )
   const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
     Effect.mapError((e) => new GatewayRunError(describeStartError(e, ports)))
@@ -63,7 +64,7 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   yield* Console.log(
     `svc gateway ready in ${Math.round(performance.now() - t0)} ms: gateway ${bind}:${ports.gateway}, ` +
       `control 127.0.0.1:${ports.control}, default browser profile ${config.browser?.defaultProfile ?? "relay"}` +
-      (webhook !== undefined ? `, msgbridge webhook ${webhook.path}` : "")
+      (webhooks.length > 0 ? `, msgbridge webhook${webhooks.length > 1 ? "s" : ""} ${webhooks.map((w) => w.path).join(" ")}` : "")
   )
   if (options.startBrowser) {
     const browsers = Context.get(context, BrowserManager)

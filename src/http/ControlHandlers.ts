@@ -12,6 +12,7 @@ import { Trash } from "../browser/Trash.js"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { InternalError } from "../domain/errors.js"
 import * as fs from "node:fs"
+import { MessagingHandlers } from "./MessagingHandlers.js"
 
 // Thin handlers: decode (done by the API schema), call one service, encode.
 
@@ -146,5 +147,6 @@ export const ControlHandlersLive = Layer.mergeAll(
   ActHandlers,
   ObserveHandlers,
   FilesHandlers,
-  StateHandlers
+  StateHandlers,
+  MessagingHandlers
 )

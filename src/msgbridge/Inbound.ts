@@ -1,6 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { type BridgeAttachment, BridgeMessage } from "./BridgeClient.js"
 import { parseChatGuid } from "./Handles.js"
+import { isStickerMessage } from "./Media.js"
 
 // Webhook payloads of the bridge server (BRIDGE-API.md; the message schema is the client's), decoded leniently: unknown fields pass, unknown
 // event types are recognised as such and ignored by the caller.
@@ -27,6 +28,8 @@ export interface InboundMessage {
   /** A tapback: the reaction and the guid of the message it targets. */
   readonly tapback: { readonly reaction: string; readonly targetGuid: string } | undefined
   readonly replyToGuid: string | undefined
+  /** A sticker (placed on a bubble or sent alone): its attachment is media, not a tapback. */
+  readonly isSticker: boolean
 }
 
 const decodeMessage = Schema.decodeUnknownEither(BridgeMessage)
@@ -39,7 +42,8 @@ export const toInboundMessage = (m: BridgeMessage): InboundMessage => {
   const parsed = chat !== undefined ? parseChatGuid(chat.guid) : undefined
   const isGroup = chat?.style === 43 || parsed?.isGroup === true
   const associatedType = m.associatedMessageType
-  const tapback = associatedType !== null && associatedType !== undefined && m.associatedMessageGuid != null
+  const isSticker = isStickerMessage(m)
+  const tapback = !isSticker && associatedType !== null && associatedType !== undefined && m.associatedMessageGuid != null
     ? { reaction: String(associatedType), targetGuid: targetOf(m.associatedMessageGuid) }
     : undefined
   return {
@@ -54,7 +58,8 @@ export const toInboundMessage = (m: BridgeMessage): InboundMessage => {
     dateCreated: m.dateCreated ?? undefined,
     attachments: m.attachments ?? [],
     tapback,
-    replyToGuid: m.threadOriginatorGuid ?? undefined
+    replyToGuid: m.threadOriginatorGuid ?? undefined,
+    isSticker
   }
 }
 

@@ -8,7 +8,9 @@ import { CliFailure } from "./shared.js"
 // `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema
 // the gateway uses, so a bad value is refused before it is written. Secrets are never printed.
 
-const SECRET_KEYS = new Set(["gateway.auth.token", "gateway.auth.password"])
+/** Keys holding secrets: never printed (the gateway's credentials, each bridge account's password). */
+const isSecretKey = (key: string) =>
+  /^(gateway\.auth\.(token|password)|channels\.msgbridge(\.accounts\.[^.]+)?\.password)$/.test(key)
 
 const configFile = Effect.map(
   Config.option(Config.string("SVC_STATE_DIR")).pipe(Effect.orElseSucceed(() => Option.none<string>())),
@@ -16,7 +18,7 @@ const configFile = Effect.map(
 )
 
 const redact = (key: string, value: unknown): unknown => {
-  if (SECRET_KEYS.has(key) && value !== undefined) return "(set; not shown)"
+  if (isSecretKey(key) && value !== undefined) return "(set; not shown)"
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     return Object.fromEntries(
       Object.entries(value).map(([k, v]) => [k, redact(key === "" ? k : `${key}.${k}`, v)])
@@ -81,7 +83,7 @@ const set = Command.make(
         }
       }
       const file = yield* edit(key, parsed)
-      yield* Console.log(`set ${key} in ${file}${SECRET_KEYS.has(key) ? "" : ` to ${JSON.stringify(parsed)}`}`)
+      yield* Console.log(`set ${key} in ${file}${isSecretKey(key) ? "" : ` to ${JSON.stringify(parsed)}`}`)
     })
 ).pipe(Command.withDescription("set one key of svc.json (validated before it is written)"))
 
