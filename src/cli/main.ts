@@ -2,6 +2,8 @@ import { Command, Options, ValidationError } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { browserCommand } from "./commands/browser.js"
 import { configCommand } from "./commands/config.js"
+import { msgbridgeCommand } from "./commands/msgbridge.js"
+import { onboardCommand } from "./commands/onboard.js"
 import { messageCommand } from "./commands/message.js"
 import { pairingCommand } from "./commands/pairing.js"
 import { statusCommand } from "./commands/status.js"
@@ -30,7 +32,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand])
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand])
 )
 
 export const VERSION = "0.1.0"

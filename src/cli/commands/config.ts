@@ -1,9 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Either, Option } from "effect"
-import { getPath, parseRaw, readConfigText, setPath, writeConfigAtomic } from "../../config/file.js"
-import { describeConfigError, parseConfigText } from "../../config/parse.js"
+import { Config, Console, Effect, Option } from "effect"
+import { getPath, parseRaw, readConfigText, setPath } from "../../config/file.js"
 import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
-import { CliFailure } from "./shared.js"
+import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema
 // the gateway uses, so a bad value is refused before it is written. Secrets are never printed.
@@ -30,25 +29,7 @@ const redact = (key: string, value: unknown): unknown => {
 const failWith = (message: string) => new CliFailure({ message })
 
 const edit = (key: string, value: unknown) =>
-  Effect.gen(function*() {
-    const file = yield* configFile
-    const next = yield* Effect.try({
-      try: () => {
-        const raw = parseRaw(readConfigText(file))
-        setPath(raw, key, value)
-        return raw
-      },
-      catch: (e) => failWith(`cannot read ${file}: ${(e as Error).message}`)
-    })
-    const text = JSON.stringify(next, null, 2) + "\n"
-    const checked = parseConfigText(text, file)
-    if (Either.isLeft(checked)) return yield* failWith(`not saved: ${describeConfigError(checked.left)}`)
-    yield* Effect.try({
-      try: () => writeConfigAtomic(file, text),
-      catch: (e) => failWith(`cannot write ${file}: ${(e as Error).message}`)
-    })
-    return file
-  })
+  Effect.flatMap(configFile, (file) => Effect.as(editConfigFile(file, (raw) => setPath(raw, key, value)), file))
 
 const keyArg = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key path, e.g. browser.defaultProfile"))
 

@@ -1,11 +1,37 @@
 import { Options } from "@effect/cli"
-import { Console, Data, Effect, Option } from "effect"
+import { Console, Data, Effect, Either, Option } from "effect"
+import { parseRaw, type RawConfig, readConfigText, writeConfigAtomic } from "../../config/file.js"
+import { describeConfigError, parseConfigText } from "../../config/parse.js"
 import { ProfileName } from "../../domain/browser.js"
 import { type ControlClient, makeControlClient } from "../ControlClient.js"
 import { describeCliError } from "../errors.js"
 
 /** A command failed; `message` is the one line the user sees. */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+/**
+ * Read-modify-write of svc.json: every key the edit does not touch is kept, the whole result is validated
+ * with the gateway's schema before anything is written, and the write is atomic (mode 0600).
+ */
+export const editConfigFile = (file: string, edit: (raw: RawConfig) => void) =>
+  Effect.gen(function*() {
+    const next = yield* Effect.try({
+      try: () => {
+        const raw = parseRaw(readConfigText(file))
+        edit(raw)
+        return raw
+      },
+      catch: (e) => new CliFailure({ message: `cannot read ${file}: ${(e as Error).message}` })
+    })
+    const text = JSON.stringify(next, null, 2) + "\n"
+    const checked = parseConfigText(text, file)
+    if (Either.isLeft(checked)) return yield* new CliFailure({ message: `not saved: ${describeConfigError(checked.left)}` })
+    yield* Effect.try({
+      try: () => writeConfigAtomic(file, text),
+      catch: (e) => new CliFailure({ message: `cannot write ${file}: ${(e as Error).message}` })
+    })
+    return checked.right
+  })
 
 export const commonOptions = {
   profile: Options.text("browser-profile").pipe(
