@@ -311,7 +311,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         )
       )
 
-    const status = Effect.sync(() => ({
+    const status = Effect.map(pairing.list().pipe(Effect.map((l) => l.length), Effect.orElseSucceed(() => -1)), (pairingPending) => ({
       accountId,
       webhookPath: account.webhookPath,
       serverUrl: client.baseUrl,
@@ -320,6 +320,8 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
       events: { ...events },
       recovered: pending.length,
       catchUp: { ...catchUpState },
+      /** Pending pairing codes (-1: the store could not be read). */
+      pairingPending,
       failures: [...failures]
     }))
 

@@ -89,6 +89,7 @@ describe("msgbridge channel", () => {
 
     const listed = JSON.parse((await gw.svc("pairing", "list", "msgbridge", "--json")).stdout)
     expect(listed.pending).toEqual([expect.objectContaining({ code, sender: stranger })])
+    expect((await gw.svc("status")).stdout).toContain("pairing: 1 pending (svc pairing list msgbridge)")
     expect((await gw.svc("pairing", "approve", "msgbridge", code)).code).toBe(0)
     await postWebhook(hook(), message("GUID-S3", "now?", stranger))
     await until(() => texts().some((t) => t.message === "echo: now?"))

@@ -23,6 +23,7 @@ interface AccountStatus {
   readonly groupPolicy: string
   readonly events: { messages: number; duplicates: number; typing: number; read: number; other: number; lastEventAt?: string }
   readonly recovered: number
+  readonly pairingPending: number
   readonly catchUp: { status: string; fetched: number; handed: number; error?: string }
   readonly failures: ReadonlyArray<Failure>
   readonly bridge?: Probe
@@ -53,6 +54,11 @@ export const renderGatewayStatus = (s: Record<string, unknown>, all: boolean): s
         (a.catchUp.error !== undefined ? `: ${a.catchUp.error}` : "") +
         (a.recovered > 0 ? `; ${a.recovered} recovered at start-up` : "")
     )
+    if (a.pairingPending > 0) {
+      lines.push(
+        `  pairing: ${a.pairingPending} pending (svc pairing list msgbridge${a.accountId === "default" ? "" : ` --account ${a.accountId}`})`
+      )
+    }
     if (a.failures.length === 0) lines.push("  delivery failures: none")
     else {
       const shown = all ? a.failures : a.failures.slice(-3)
