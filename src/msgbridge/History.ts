@@ -1,7 +1,7 @@
 import { Context, Data, Duration, Effect, Either, Layer, Schema, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
+import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
 
 // Chat history for historyLimit / dmHistoryLimit: the last messages of a chat travel with the agent's
 // context. The bridge API we rely on has no per-chat history call, so the gateway keeps its own: every
@@ -170,14 +170,7 @@ export const makeChatHistory = (
       })
     })
 
-    const interval = options.flushInterval ?? HISTORY_FLUSH_INTERVAL
-    yield* flush.pipe(
-      Effect.catchAll((e) => Effect.logWarning(e.message)),
-      Effect.delay(interval),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() => flush.pipe(Effect.catchAll((e) => Effect.logWarning(e.message))))
+    yield* keepFlushed(flush, options.flushInterval ?? HISTORY_FLUSH_INTERVAL)
 
     const api: ChatHistoryApi = {
       record: (chatGuid, entry) =>

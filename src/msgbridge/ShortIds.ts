@@ -1,6 +1,6 @@
 import { Context, Data, Duration, Effect, Either, Layer, Schema, type Scope } from "effect"
 import * as path from "node:path"
-import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
+import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
 
 // Short message ids ("1", "2", …) stand for bridge message guids in what the agent sees (MessageSid,
 // ReplyToId) to save tokens. A bounded cache, oldest entry evicted, persisted write-behind (at most one
@@ -107,14 +107,7 @@ export const makeShortIds = (
       })
     })
 
-    const interval = options.flushInterval ?? SHORT_IDS_FLUSH_INTERVAL
-    yield* flush.pipe(
-      Effect.catchAll((e) => Effect.logWarning(e.message)),
-      Effect.delay(interval),
-      Effect.forever,
-      Effect.forkScoped
-    )
-    yield* Effect.addFinalizer(() => flush.pipe(Effect.catchAll((e) => Effect.logWarning(e.message))))
+    yield* keepFlushed(flush, options.flushInterval ?? SHORT_IDS_FLUSH_INTERVAL)
 
     const api: ShortIdsApi = {
       assign: (guid) =>

@@ -2,6 +2,7 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { type Duration, Effect, type Scope } from "effect"
 
 // Small synchronous file primitives shared by the msgbridge stores. Synchronous on purpose: the critical
 // sections are a few small reads and writes, and a synchronous read-modify-write cannot interleave with
@@ -172,4 +173,19 @@ export const withFileLockSync = <A>(lockPath: string, f: () => A, options: LockO
     const current = readLock(lockPath)
     if (current?.info?.nonce === info.nonce) fs.rmSync(lockPath, { force: true })
   }
+}
+
+/**
+ * Keep a write-behind store on disk: run `flush` every `interval` and once more when the scope closes.
+ * A failed flush is logged and tried again at the next tick; it never ends the store.
+ */
+export const keepFlushed = <E extends { readonly message: string }>(
+  flush: Effect.Effect<void, E>,
+  interval: Duration.DurationInput
+): Effect.Effect<void, never, Scope.Scope> => {
+  const logged = flush.pipe(Effect.catchAll((e) => Effect.logWarning(e.message)))
+  return Effect.zipRight(
+    logged.pipe(Effect.delay(interval), Effect.forever, Effect.forkScoped),
+    Effect.addFinalizer(() => logged)
+  )
 }
