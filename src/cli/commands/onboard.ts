@@ -8,6 +8,7 @@ import { parsePortEnv } from "../../config/ports.js"
 import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
 import { DEFAULT_GATEWAY_PORT, type SvcConfig } from "../../config/SvcConfig.js"
 import { isLoopbackHostname } from "../../http/guards.js"
+import { DEFAULT_WEBHOOK_PATH } from "../../msgbridge/Accounts.js"
 import { makeBridgeClient, normaliseServerUrl } from "../../msgbridge/BridgeClient.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
@@ -18,7 +19,6 @@ import { CliFailure, editConfigFile } from "./shared.js"
 
 export type DmPolicy = "pairing" | "allowlist" | "open" | "disabled"
 const DM_POLICIES: ReadonlyArray<DmPolicy> = ["pairing", "allowlist", "open", "disabled"]
-export const DEFAULT_WEBHOOK_PATH = "/msgbridge-webhook"
 
 /** What onboarding writes under channels.msgbridge (besides enabled: true). */
 export interface Answers {
