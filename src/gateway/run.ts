@@ -1,7 +1,7 @@
 import { ConfigProvider, Console, Context, Effect, Either, Layer } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { GatewayRunError, type GatewayRunOptions } from "../cli/GatewayRunner.js"
-import { NodeHttpClient } from "@effect/platform-node"
+import { BridgeHttpClientLive } from "../msgbridge/transport.js"
 import { EchoAgent } from "../agent/Agent.js"
 import { BrowserManager } from "../browser/BrowserManager.js"
 import { webhookHandler } from "../http/webhook.js"
@@ -43,7 +43,7 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   if (Either.isLeft(accounts)) return yield* Effect.fail(new GatewayRunError(accounts.left.message))
   const channels = yield* Effect.forEach(accounts.right, (account) =>
     makeChannel(config, store.paths, account).pipe(
-      Effect.provide(Layer.merge(NodeHttpClient.layer, EchoAgent)),
+      Effect.provide(Layer.extendScope(Layer.merge(BridgeHttpClientLive, EchoAgent))),
       Effect.mapError((e) => new GatewayRunError(`msgbridge (${account.keyPath}): ${e.message}`))
     ))
   const webhooks = channels.map((channel) => ({

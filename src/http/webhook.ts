@@ -1,5 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Stream } from "effect"
+import * as Http from "node:http"
 import type { WebhookAnswer } from "../msgbridge/Channel.js"
 import { isLoopbackHostname, secretEquals } from "./guards.js"
 
@@ -50,6 +52,63 @@ export const webhookAuthorised = (input: {
   return trusted && client !== undefined && isLoopbackAddress(client)
 }
 
+type ReadFailure = "too-large" | "unreadable"
+
+/**
+ * The body of a request served by node:http, read straight from its IncomingMessage: one callback-driven
+ * effect per webhook instead of a Stream fold (this is on every webhook's path), capped at 1 MiB as it
+ * arrives. Anything over the cap stops the read at once; node discards the rest after the answer.
+ */
+const readNodeBody = (source: Http.IncomingMessage): Effect.Effect<Buffer, ReadFailure> =>
+  Effect.async<Buffer, ReadFailure>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let settled = false
+    const stop = () => {
+      settled = true
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+      source.off("close", onClose)
+    }
+    const finish = (result: Effect.Effect<Buffer, ReadFailure>) => {
+      if (settled) return
+      stop()
+      resume(result)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > WEBHOOK_MAX_BYTES) finish(Effect.fail("too-large"))
+      else chunks.push(chunk)
+    }
+    const onEnd = () => finish(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    const onError = () => finish(Effect.fail("unreadable"))
+    const onClose = () => finish(Effect.fail("unreadable"))
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    source.once("close", onClose)
+    return Effect.sync(() => {
+      if (!settled) stop()
+    })
+  })
+
+/** The same through the platform's body stream, for a request that node:http did not serve. */
+const readStreamBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Buffer, ReadFailure> =>
+  request.stream.pipe(
+    Stream.runFoldEffect({ size: 0, chunks: [] as Array<Uint8Array> }, (acc, chunk) => {
+      const size = acc.size + chunk.byteLength
+      return size > WEBHOOK_MAX_BYTES ? Effect.fail("too-large" as const) : Effect.succeed({ size, chunks: [...acc.chunks, chunk] })
+    }),
+    Effect.mapError((e): ReadFailure => (e === "too-large" ? e : "unreadable")),
+    Effect.map((acc) => Buffer.concat(acc.chunks))
+  )
+
+const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Buffer, ReadFailure> => {
+  const source = NodeHttpServerRequest.toIncomingMessage(request) as unknown
+  return source instanceof Http.IncomingMessage && !source.readableDidRead ? readNodeBody(source) : readStreamBody(request)
+}
+
 const answer = (a: WebhookAnswer) => HttpServerResponse.unsafeJson(a.body, { status: a.status })
 
 /** The raw webhook route: auth first, then a body capped at 1 MiB, then JSON, then the channel. */
@@ -76,13 +135,7 @@ export const webhookHandler = (options: {
     }
     const declared = Number(headers["content-length"] ?? "0")
     if (declared > WEBHOOK_MAX_BYTES) return answer({ status: 413, body: { error: "webhook body over 1 MiB" } })
-    const read = yield* request.stream.pipe(
-      Stream.runFoldEffect({ size: 0, chunks: [] as Array<Uint8Array> }, (acc, chunk) => {
-        const size = acc.size + chunk.byteLength
-        return size > WEBHOOK_MAX_BYTES ? Effect.fail("too-large" as const) : Effect.succeed({ size, chunks: [...acc.chunks, chunk] })
-      }),
-      Effect.either
-    )
+    const read = yield* Effect.either(readBody(request))
     if (read._tag === "Left") {
       return read.left === "too-large"
         ? answer({ status: 413, body: { error: "webhook body over 1 MiB" } })
@@ -90,7 +143,7 @@ export const webhookHandler = (options: {
     }
     let body: unknown
     try {
-      body = JSON.parse(Buffer.concat(read.right.chunks).toString("utf8"))
+      body = JSON.parse(read.right.toString("utf8"))
     } catch {
       return answer({ status: 400, body: { error: "webhook body is not JSON" } })
     }

@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Deferred, Effect, Layer, Queue, type Scope } from "effect"
+import { Clock, Context, Data, Effect, Exit, Layer, Runtime, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
@@ -9,8 +9,8 @@ import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
 //   {"t":"done","g":guid,"at":ms}          an inbox event finished
 //   {"t":"cur","v":ms}                     the catch-up cursor moved forward
 // Every call that reports success has its record written and fdatasync'ed first (persist before ack).
-// Concurrent callers are group-committed: one writer fiber appends whatever is queued in one write and one
-// sync, so throughput grows with load instead of paying a sync per message.
+// Concurrent callers are group-committed: while one append+sync is in flight, new records queue and go out
+// together in the next one, so throughput grows with load instead of paying a sync per message.
 // The seen set keeps the newest `capacity` guids (inbox entries are kept until done, whatever their age);
 // the journal is compacted (atomic rewrite) once it holds about twice what the state needs.
 // A torn last line (crash mid-append) is dropped at start-up; damage anywhere else is reported.
@@ -66,7 +66,8 @@ export const dedupeJournalPath = (msgbridgeDir: string, accountId = "default"): 
 
 interface Job {
   readonly record: JournalRecord
-  readonly deferred: Deferred.Deferred<void, DedupeStoreError>
+  readonly line: string
+  readonly resume: (exit: Exit.Exit<void, DedupeStoreError>) => void
 }
 
 const isRecord = (v: unknown): v is JournalRecord => {
@@ -160,10 +161,9 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
       catch: ioError("repair")
     })
 
-    const openAppend = () =>
-      Effect.tryPromise({ try: () => fs.promises.open(file, "a", 0o600), catch: ioError("open") })
-    let fh = yield* openAppend()
-    goodSize = (yield* Effect.tryPromise({ try: () => fh.stat(), catch: ioError("stat") })).size
+    const openAppend = () => fs.openSync(file, "a", 0o600)
+    let fd = yield* Effect.try({ try: openAppend, catch: ioError("open") })
+    goodSize = yield* Effect.try({ try: () => fs.fstatSync(fd).size, catch: ioError("stat") })
 
     const snapshot = (): string => {
       const out: Array<string> = []
@@ -173,62 +173,96 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
       return out.length === 0 ? "" : out.join("\n") + "\n"
     }
 
-    const compactIfLarge = Effect.suspend(() => {
-      if (records <= 2 * (seen.size + inbox.size) + 100) return Effect.void
-      return Effect.gen(function*() {
-        yield* Effect.tryPromise({ try: () => fh.close(), catch: ioError("close") })
-        const body = snapshot()
-        yield* Effect.try({ try: () => writeFileAtomicSync(file, body), catch: ioError("compact") })
+    /** Between commits only (nothing in flight): rewrite the journal as the state it holds. */
+    const compactIfLarge = (): void => {
+      if (records <= 2 * (seen.size + inbox.size) + 100) return
+      fs.closeSync(fd)
+      const body = snapshot()
+      try {
+        writeFileAtomicSync(file, body)
         records = seen.size + (cursor === undefined ? 0 : 1)
-        fh = yield* openAppend()
-        goodSize = Buffer.byteLength(body)
-      })
-    })
+      } finally {
+        fd = openAppend()
+        goodSize = fs.fstatSync(fd).size
+      }
+    }
 
-    const queue = yield* Queue.unbounded<Job>()
+    // ---- the group-commit writer ----
+    // Plain callbacks rather than a writer fiber with a queue and a deferred per record: this is on every
+    // webhook's path, and the callbacks cost a fraction of the fibers. One commit is in flight at a time;
+    // whatever is queued meanwhile goes out together in the next one (one write, one fdatasync).
+    const runtime = yield* Effect.runtime<never>()
+    const warn = (message: string) => Runtime.runFork(runtime)(Effect.logWarning(message))
+    let queued: Array<Job> = []
+    let committing = false
+    let closed: DedupeStoreError | undefined
+    const idle: Array<() => void> = []
 
-    const commit = (jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
-        const body = jobs.map((j) => JSON.stringify(j.record) + "\n").join("")
-        const written = yield* Effect.either(Effect.tryPromise({
-          try: async () => {
-            await fh.write(body)
-            if (sync) await fh.datasync()
-          },
-          catch: ioError("append to")
-        }))
-        if (written._tag === "Left") {
-          // Drop a partial append so later records do not follow a torn line.
-          yield* Effect.promise(() => fh.truncate(goodSize).catch(() => undefined))
-          for (const j of jobs) yield* Deferred.fail(j.deferred, written.left)
-          return
+    const settle = (jobs: ReadonlyArray<Job>, bytes: number, error: unknown) => {
+      if (error !== undefined) {
+        // Drop a partial append so later records do not follow a torn line.
+        try {
+          fs.ftruncateSync(fd, goodSize)
+        } catch {
+          // the next append reports the file's state
         }
-        goodSize += Buffer.byteLength(body)
+        const failed = ioError("append to")(error)
+        for (const j of jobs) j.resume(Exit.fail(failed))
+      } else {
+        goodSize += bytes
         for (const j of jobs) apply(j.record)
-        for (const j of jobs) yield* Deferred.succeed(j.deferred, undefined)
-        yield* compactIfLarge.pipe(Effect.catchAll((e) => Effect.logWarning(e.message)))
-      })
+        for (const j of jobs) j.resume(Exit.void)
+        try {
+          compactIfLarge()
+        } catch (e) {
+          warn(ioError("compact")(e).message)
+        }
+      }
+      committing = false
+      if (closed === undefined) commitQueued()
+      if (!committing) for (const wake of idle.splice(0)) wake()
+    }
 
-    // Runs after the writer is interrupted (finalizers run in reverse order): nobody waits forever.
+    const commitQueued = (): void => {
+      if (committing || queued.length === 0) return
+      committing = true
+      const jobs = queued
+      queued = []
+      const data = Buffer.from(jobs.length === 1 ? jobs[0]!.line : jobs.map((j) => j.line).join(""), "utf8")
+      const writeFrom = (offset: number): void =>
+        fs.write(fd, data, offset, data.length - offset, null, (error, written) => {
+          if (error !== null) return settle(jobs, data.length, error)
+          if (offset + written < data.length) return writeFrom(offset + written)
+          if (!sync) return settle(jobs, data.length, undefined)
+          fs.fdatasync(fd, (syncError) => settle(jobs, data.length, syncError ?? undefined))
+        })
+      writeFrom(0)
+    }
+
+    // Scope end: let the commit in flight finish (its callers were promised durability), fail the rest.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
-        const left = yield* Queue.takeAll(queue)
-        const closed = new DedupeStoreError({ path: file, message: `the message journal ${file} is closed` })
-        for (const j of left) yield* Deferred.fail(j.deferred, closed)
-        yield* Effect.promise(() => fh.close().catch(() => undefined))
+        closed = new DedupeStoreError({ path: file, message: `the message journal ${file} is closed` })
+        if (committing) yield* Effect.async<void>((resume) => void idle.push(() => resume(Effect.void)))
+        const left = queued
+        queued = []
+        for (const j of left) j.resume(Exit.fail(closed))
+        yield* Effect.sync(() => {
+          try {
+            fs.closeSync(fd)
+          } catch {
+            // already closed
+          }
+        })
       })
     )
-    yield* Effect.gen(function*() {
-      const first = yield* Queue.take(queue)
-      const rest = yield* Queue.takeAll(queue)
-      yield* commit([first, ...rest])
-    }).pipe(Effect.forever, Effect.forkScoped)
 
+    /** Resolves once the record is written and synced (or fails with what went wrong). */
     const write = (record: JournalRecord) =>
-      Effect.gen(function*() {
-        const deferred = yield* Deferred.make<void, DedupeStoreError>()
-        yield* Queue.offer(queue, { record, deferred })
-        yield* Deferred.await(deferred)
+      Effect.async<void, DedupeStoreError>((resume) => {
+        if (closed !== undefined) return resume(Exit.fail(closed))
+        queued.push({ record, line: JSON.stringify(record) + "\n", resume })
+        commitQueued()
       })
 
     const isSeen = (guid: string) => seen.has(guid) || inbox.has(guid) || claimed.has(guid)
