@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -103,6 +103,8 @@ export const GatewayServerLive = (options: {
   return withWebhooks.pipe(
     HttpRouter.all("*", guarded(HttpServerResponse.unsafeJson({ error: "not found" }, { status: 404 }))),
     HttpServer.serve(),
+    // No request spans here: a webhook URL carries the channel password in its query string.
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.bind }))
   )
 }

@@ -16,6 +16,7 @@ import { fetchInboundMedia, mediaMaxBytes, mediaNote, msgbridgeMediaDir, msgbrid
 import { expandTemplates, expandTemplatesDeep, type TemplateValues } from "./Templates.js"
 import { makePairingStore } from "./PairingStore.js"
 import { makeShortIds, shortIdsFilePath } from "./ShortIds.js"
+import { makeWorkQueue } from "./WorkQueue.js"
 
 // The msgbridge channel of one account: webhook event → dedupe (persisted before the 200) → access decision
 // (pairing, allowlists, gating) → short id → the agent → outbound delivery. At start-up: finish what was
@@ -198,6 +199,13 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         Effect.ensuring(Effect.ignore(dedupe.done(m.guid)))
       )
 
+    // Accepted messages wait for processing on a bounded pool with one lane per chat, so a chat's messages
+    // are answered in arrival order and a burst of webhooks does not start one fiber per message that would
+    // compete with intake for the CPU (what is queued is already durable: recovery finishes it after a stop).
+    const work = yield* makeWorkQueue({ concurrency: 16, run: process })
+    /** Queue an accepted message on its chat's lane (webhooks, start-up recovery and catch-up alike). */
+    const submit = (m: InboundMessage) => work.submit(m.chatGuid ?? m.sender ?? m.guid, m)
+
     /** Decode an authenticated webhook body; accepted messages are persisted before the answer. */
     const handleWebhook = (body: unknown) =>
       Effect.gen(function*() {
@@ -220,7 +228,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         }
         events.messages++
         if (m.dateCreated !== undefined && (newestAccepted === undefined || m.dateCreated > newestAccepted)) newestAccepted = m.dateCreated
-        yield* Effect.forkDaemon(process(m))
+        yield* submit(m)
         return { status: 200, body: { ok: true } } satisfies WebhookAnswer
       }).pipe(
         Effect.catchAll((e) =>
@@ -232,7 +240,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const pending = yield* dedupe.pending()
     for (const p of pending) {
       const parsed = parseWebhook(p.event)
-      if (Either.isRight(parsed) && parsed.right.kind === "message") yield* Effect.forkDaemon(process(parsed.right.message))
+      if (Either.isRight(parsed) && parsed.right.kind === "message") yield* submit(parsed.right.message)
       else yield* Effect.ignore(dedupe.done(p.guid))
     }
 
@@ -254,7 +262,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
             const m = toInboundMessage(raw)
             if (m.isFromMe || dedupe.isSeen(m.guid)) return false
             const fresh = yield* dedupe.accept(m.guid, { type: "new-message", data: raw })
-            if (fresh) yield* Effect.forkDaemon(process(m))
+            if (fresh) yield* submit(m)
             return fresh
           })
       })
