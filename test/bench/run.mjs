@@ -214,7 +214,8 @@ if (a !== undefined) {
 const w = results.webhooks
 console.log(
   `webhooks (${w.total}, ${w.concurrency} at a time): ${w.perSecond}/s, response p50 ${w.p50Ms} ms p99 ${w.p99Ms} ms; ` +
-    `webhook to send p50 ${w.toSendP50Ms} ms p99 ${w.toSendP99Ms} ms; lost ${w.lost}, doubled ${w.doubled}; ` +
+    `webhook to send p50 ${w.toSendP50Ms} ms p99 ${w.toSendP99Ms} ms; replies delivered ${w.deliveredPerSecond}/s (the last one ${w.drainMs} ms after the last webhook); ` +
+    `bridge connections ${w.bridgeConnections}; lost ${w.lost}, doubled ${w.doubled}; ` +
     `bare node:http baseline ${w.baseline.perSecond}/s p99 ${w.baseline.p99Ms} ms`
 )
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
