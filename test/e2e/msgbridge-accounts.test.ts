@@ -3,7 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeBridge, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
-import { type Gateway, makeStateDir, startGateway } from "../support/gateway.js"
+import { type Gateway, makeStateDir, startGateway, waitUntil } from "../support/gateway.js"
 
 // Two bridge accounts on one real gateway: `svc message send|action` and `svc status` through the control
 // API, the agent's actions from a webhook, inbound media, and catch-up after a restart — each checked by
@@ -23,13 +23,7 @@ const message = (guid: string, text: string, extra: Record<string, unknown> = {}
   ...extra
 })
 
-const until = async (check: () => boolean, ms = 8000) => {
-  const t0 = Date.now()
-  while (!check()) {
-    if (Date.now() - t0 > ms) throw new Error("timed out waiting")
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+const until = (check: () => boolean, ms = 8000) => waitUntil(check, ms)
 
 describe("msgbridge accounts, CLI and agent actions", () => {
   let home: FakeBridge

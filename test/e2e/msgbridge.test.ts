@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeBridge, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
-import { type Gateway, makeStateDir, startGateway } from "../support/gateway.js"
+import { type Gateway, makeStateDir, startGateway, waitUntil } from "../support/gateway.js"
 
 // The msgbridge channel through the real gateway process: webhooks of the real shape in, what the fake
 // bridge server receives out, with the echo agent.
@@ -19,13 +19,7 @@ const message = (guid: string, text: string, sender = "+15551230001", extra: Rec
   }
 })
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const t0 = Date.now()
-  while (!check()) {
-    if (Date.now() - t0 > ms) throw new Error("timed out waiting")
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+const until = waitUntil
 
 describe("msgbridge channel", () => {
   let bridge: FakeBridge

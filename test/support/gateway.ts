@@ -210,3 +210,12 @@ export const isPng = (file: string): { width: number; height: number } | undefin
   }
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) }
 }
+
+/** Poll `check` every 10 ms until it holds; fail after `ms`. */
+export const waitUntil = async (check: () => boolean, ms = 5000): Promise<void> => {
+  const t0 = Date.now()
+  while (!check()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}

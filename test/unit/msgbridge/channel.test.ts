@@ -15,6 +15,7 @@ import { resolveAccounts } from "../../../src/msgbridge/Accounts.js"
 import { makeChannel } from "../../../src/msgbridge/Channel.js"
 import { renderGatewayStatus } from "../../../src/cli/commands/status.js"
 import { fakeBridge, type FakeBridgeOptions } from "../../support/fakeBridge.js"
+import { waitUntil } from "../../support/gateway.js"
 
 const ALICE = "+15551230001"
 const BOB = "+15559870002"
@@ -75,14 +76,7 @@ const harness = (
         return a
       })
     /** Wait until `check` holds (the channel answers on its own fibers). */
-    const until = (check: () => boolean, ms = 5000) =>
-      Effect.promise(async () => {
-        const t0 = Date.now()
-        while (!check()) {
-          if (Date.now() - t0 > ms) throw new Error("timed out waiting")
-          await new Promise((r) => setTimeout(r, 10))
-        }
-      })
+    const until = (check: () => boolean, ms = 5000) => Effect.promise(() => waitUntil(check, ms))
     const settle = Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
     return { bridge, channel, contexts, texts, post, until, settle }
   })

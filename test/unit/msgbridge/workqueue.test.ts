@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
+import { waitUntil } from "../../support/gateway.js"
 import { Agent } from "../../../src/agent/Agent.js"
 import { makeStatePaths } from "../../../src/config/StatePaths.js"
 import type { SvcConfig } from "../../../src/config/SvcConfig.js"
@@ -14,14 +15,7 @@ import { makeWorkQueue } from "../../../src/msgbridge/WorkQueue.js"
 import { fakeBridge } from "../../support/fakeBridge.js"
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
-const until = (check: () => boolean, ms = 5000) =>
-  Effect.promise(async () => {
-    const t0 = Date.now()
-    while (!check()) {
-      if (Date.now() - t0 > ms) throw new Error("timed out waiting")
-      await new Promise((r) => setTimeout(r, 5))
-    }
-  })
+const until = (check: () => boolean, ms = 5000) => Effect.promise(() => waitUntil(check, ms))
 
 describe("WorkQueue", () => {
   it.scopedLive("runs one key's items in submission order, other keys alongside, never more than the bound", () =>
