@@ -17,7 +17,7 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { Chunk, Context, Effect, Exit, Inspectable, Layer, Mailbox, Option, Stream } from "effect"
 import type * as NodeFs from "node:fs"
 import type * as NodeHttp from "node:http"
-import { GatewayRunError, GatewayRunner } from "./GatewayRunner.js"
+import { GatewayRunError, GatewayRunner } from "../gateway/GatewayRunner.js"
 
 // The CLI's platform for the V8 start-up snapshot (src/entry/cli.ts). Everything here is evaluated while
 // the snapshot is built, when `node:http`, `node:readline`, `node:child_process` and friends cannot be

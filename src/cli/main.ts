@@ -7,7 +7,7 @@ import { onboardCommand } from "./commands/onboard.js"
 import { messageCommand } from "./commands/message.js"
 import { pairingCommand } from "./commands/pairing.js"
 import { statusCommand } from "./commands/status.js"
-import { GatewayRunner } from "./GatewayRunner.js"
+import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { describeCliError } from "./errors.js"
 
 const gatewayRun = Command.make(

@@ -1,6 +1,6 @@
 import { FileSystem, HttpClient, HttpClientError } from "@effect/platform"
 import { Console, Context, Effect } from "effect"
-import { GatewayRunError, GatewayRunner } from "../cli/GatewayRunner.js"
+import { GatewayRunError, GatewayRunner } from "../gateway/GatewayRunner.js"
 import { bufferedResponse, deferFormDataGlobal, leanRuntimeContext } from "../cli/leanRuntime.js"
 import { runCli } from "../cli/main.js"
 

@@ -1,6 +1,6 @@
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { GatewayRunner } from "../cli/GatewayRunner.js"
+import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { runCli } from "../cli/main.js"
 import { runGateway } from "../gateway/run.js"
 

@@ -1,14 +1,14 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Either } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
-import { BrowserManager } from "../browser/BrowserManager.js"
+import { BrowserManager } from "../browser/launch/BrowserManager.js"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { VERSION } from "../cli/main.js"
 import { BadGateway, Conflict, Forbidden, InvalidRequest, NotFound, PayloadTooLarge } from "../domain/errors.js"
-import type { ActionError } from "../msgbridge/Actions.js"
-import type { BridgeError } from "../msgbridge/BridgeClient.js"
-import { MsgbridgeChannels } from "../msgbridge/Channels.js"
-import type { OutboundError } from "../msgbridge/Outbound.js"
+import type { ActionError } from "../msgbridge/channel/Actions.js"
+import type { BridgeError } from "../msgbridge/bridge/BridgeClient.js"
+import { MsgbridgeChannels } from "../msgbridge/channel/Channels.js"
+import type { OutboundError } from "../msgbridge/channel/Outbound.js"
 
 // `svc message send|action` and `svc status`: thin handlers over the running bridge accounts.
 

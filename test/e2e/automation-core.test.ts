@@ -7,10 +7,10 @@ import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeTestPort, launchTestChromium, type TestChromium } from "../support/chromium.js"
-import { type CdpEndpoint, makeCdp } from "../../src/browser/Cdp.js"
-import { AUTOMATION_UNAVAILABLE_MESSAGE, makePlaywrightSessions, PlaywrightSessions } from "../../src/browser/Playwright.js"
-import { FRESH_SNAPSHOT_HINT, Refs } from "../../src/browser/Refs.js"
-import { Snapshots } from "../../src/browser/Snapshots.js"
+import { type CdpEndpoint, makeCdp } from "../../src/browser/cdp/Cdp.js"
+import { AUTOMATION_UNAVAILABLE_MESSAGE, makePlaywrightSessions, PlaywrightSessions } from "../../src/browser/pages/Playwright.js"
+import { FRESH_SNAPSHOT_HINT, Refs } from "../../src/browser/act/Refs.js"
+import { Snapshots } from "../../src/browser/snapshot/Snapshots.js"
 
 // The automation core against a real headless Chromium and pages served on loopback: one library
 // connection per profile, AI and role snapshots with refs, and refs that fail fast when stale.

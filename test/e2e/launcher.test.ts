@@ -15,7 +15,7 @@ import {
   defaultHeadless,
   defaultNoSandbox,
   type LaunchOptions
-} from "../../src/browser/ChromeLauncher.js"
+} from "../../src/browser/launch/ChromeLauncher.js"
 
 // The real Chromium of this machine, on loopback ports of the managed range, with throwaway profiles.
 
@@ -322,7 +322,7 @@ describe("ChromeLauncher (real Chromium)", () => {
           stdin: {
             contents: `
               import { Effect } from "effect"
-              import { ChromeLauncher } from ${JSON.stringify(path.resolve("src/browser/ChromeLauncher.ts"))}
+              import { ChromeLauncher } from ${JSON.stringify(path.resolve("src/browser/launch/ChromeLauncher.ts"))}
               const opts = ${JSON.stringify({ ...options(port), userDataDir })}
               Effect.runFork(Effect.scoped(Effect.gen(function* () {
                 const b = yield* (yield* ChromeLauncher).launch(opts)

@@ -7,10 +7,10 @@ import * as path from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeTestPort, launchTestChromium, type TestChromium } from "../support/chromium.js"
-import { type CdpEndpoint, makeCdp } from "../../src/browser/Cdp.js"
-import { Dialogs } from "../../src/browser/Dialogs.js"
-import { Observe } from "../../src/browser/Observe.js"
-import { PlaywrightSessions } from "../../src/browser/Playwright.js"
+import { type CdpEndpoint, makeCdp } from "../../src/browser/cdp/Cdp.js"
+import { Dialogs } from "../../src/browser/inspect/Dialogs.js"
+import { Observe } from "../../src/browser/inspect/Observe.js"
+import { PlaywrightSessions } from "../../src/browser/pages/Playwright.js"
 
 // Console, errors, requests, response bodies, traces and dialogs against a real headless Chromium and pages
 // served on loopback, through the same PlaywrightSessions the gateway uses.

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { makePairingStore } from "../../src/msgbridge/PairingStore.js"
+import { makePairingStore } from "../../src/msgbridge/store/PairingStore.js"
 import { baseEnv, freeGatewayPort, makeStateDir, runSvc } from "../support/gateway.js"
 
 // `svc pairing list|approve msgbridge` through bin/svc, on the same store the gateway writes.

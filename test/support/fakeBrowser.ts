@@ -1,8 +1,8 @@
 import { Deferred, Effect, Layer } from "effect"
-import { Cdp, type CdpEndpoint, type CdpTarget } from "../../src/browser/Cdp.js"
-import { type BrowserExit, ChromeLauncher, type LaunchOptions } from "../../src/browser/ChromeLauncher.js"
-import { ChromeLocator } from "../../src/browser/ChromeLocator.js"
-import { Trash } from "../../src/browser/Trash.js"
+import { Cdp, type CdpEndpoint, type CdpTarget } from "../../src/browser/cdp/Cdp.js"
+import { type BrowserExit, ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
+import { ChromeLocator } from "../../src/browser/launch/ChromeLocator.js"
+import { Trash } from "../../src/browser/launch/Trash.js"
 import { NotFound } from "../../src/domain/errors.js"
 
 // Fake leaves for the browser services: a "browser" is an in-memory tab list per CDP port, launched and

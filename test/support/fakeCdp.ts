@@ -3,7 +3,7 @@ import * as http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import * as zlib from "node:zlib"
 import { type WebSocket, WebSocketServer } from "ws"
-import type { AxNode } from "../../src/browser/AriaFormat.js"
+import type { AxNode } from "../../src/browser/snapshot/AriaFormat.js"
 
 // A fake Chromium DevTools endpoint on a loopback port: /json/version, /json/list and a browser websocket that
 // answers the CDP methods the Cdp service uses. `behaviour` can be changed at any time to make it slow, hang,

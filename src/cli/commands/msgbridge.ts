@@ -13,11 +13,11 @@ import {
   loadCommandLine,
   planKeepalive,
   shellQuote
-} from "../../msgbridge/Keepalive.js"
+} from "../../msgbridge/setup/Keepalive.js"
 import { CliFailure } from "./shared.js"
 
 // `svc msgbridge keepalive install [--print] [--interval <s>]`: the keep-alive agent of the bridge Mac
-// (src/msgbridge/Keepalive.ts). Meant to be run on that Mac, in the user session that runs Messages; on
+// (src/msgbridge/setup/Keepalive.ts). Meant to be run on that Mac, in the user session that runs Messages; on
 // any other machine it writes the files under HOME and says where they belong.
 
 /** HOME (tests point it at a temp dir), else the account's home directory. */

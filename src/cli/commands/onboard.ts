@@ -8,8 +8,8 @@ import { parsePortEnv } from "../../config/ports.js"
 import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
 import { DEFAULT_GATEWAY_PORT, type SvcConfig } from "../../config/SvcConfig.js"
 import { isLoopbackHostname } from "../../http/guards.js"
-import { DEFAULT_WEBHOOK_PATH } from "../../msgbridge/Accounts.js"
-import { makeBridgeClient, normaliseServerUrl } from "../../msgbridge/BridgeClient.js"
+import { DEFAULT_WEBHOOK_PATH } from "../../msgbridge/channel/Accounts.js"
+import { makeBridgeClient, normaliseServerUrl } from "../../msgbridge/bridge/BridgeClient.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc onboard`: set up the messaging bridge channel (channels.msgbridge) by questions, or by flags with

@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Console, Effect, Option } from "effect"
 import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
-import { makePairingStore } from "../../msgbridge/PairingStore.js"
+import { makePairingStore } from "../../msgbridge/store/PairingStore.js"
 import { CliFailure } from "./shared.js"
 
 // `svc pairing list|approve msgbridge`: reads and writes the pairing store in the state dir directly

@@ -15,7 +15,7 @@ import {
   normaliseNavigationUrl,
   PROBE_MS,
   urlMatcher
-} from "../../../src/browser/Actions.js"
+} from "../../../src/browser/act/Actions.js"
 
 // Playwright 1.65 errors as they arrive (captured from real calls against Chromium 156): the message, the
 // call log with its ANSI dimming, and the error's name.

@@ -8,7 +8,7 @@ import {
   frameGap,
   renderAriaSnapshot,
   yamlScalar
-} from "../../../src/browser/AriaFormat.js"
+} from "../../../src/browser/snapshot/AriaFormat.js"
 import {
   Cdp,
   type CdpEndpoint,
@@ -17,7 +17,7 @@ import {
   pngSize,
   redactUrl,
   rewriteWebSocketUrl
-} from "../../../src/browser/Cdp.js"
+} from "../../../src/browser/cdp/Cdp.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
 
 // --- AriaFormat ------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { Effect, Exit } from "effect"
-import { applyProfileDecor, colorToSkColor, ProfileDecor } from "../../../src/browser/ProfileDecor.js"
+import { applyProfileDecor, colorToSkColor, ProfileDecor } from "../../../src/browser/launch/ProfileDecor.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "svc-decor-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

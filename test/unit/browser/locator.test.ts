@@ -15,7 +15,7 @@ import {
   parseRegValue,
   type ProbeResult,
   windowsCommandProgram
-} from "../../../src/browser/ChromeLocator.js"
+} from "../../../src/browser/launch/ChromeLocator.js"
 
 const LINUX_ENV = { PATH: "/usr/local/bin:/usr/bin" }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { defaultAnswer } from "../../../src/browser/Dialogs.js"
+import { defaultAnswer } from "../../../src/browser/inspect/Dialogs.js"
 import {
   atOrAbove,
   globToRegExp,
@@ -11,7 +11,7 @@ import {
   Ring,
   truncateText,
   truncationMarker
-} from "../../../src/browser/Observe.js"
+} from "../../../src/browser/inspect/Observe.js"
 
 describe("Ring", () => {
   it("keeps the newest items with increasing seq, oldest dropped", () => {

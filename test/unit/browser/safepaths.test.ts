@@ -12,7 +12,7 @@ import {
   confineNewSync,
   ensureRoots,
   SafePaths
-} from "../../../src/browser/SafePaths.js"
+} from "../../../src/browser/inspect/SafePaths.js"
 
 // Every way out of a root an agent might try, and the roots themselves: owner-only, with a fallback when
 // the preferred base cannot be trusted. A refusal writes and reads nothing.

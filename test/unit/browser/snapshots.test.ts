@@ -8,7 +8,7 @@ import {
   renderAiSnapshot,
   renderRoleSnapshot,
   resolveSnapshotOptions
-} from "../../../src/browser/Snapshots.js"
+} from "../../../src/browser/snapshot/Snapshots.js"
 
 // The pure parts of snapshots: line parsing, renumbering, nth, the filters and the character cap.
 // The texts below are what playwright-core 1.65 prints (copied from real runs against Chromium).

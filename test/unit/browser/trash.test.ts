@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { Cause, Effect, Exit } from "effect"
-import { moveToTrashWith, Trash, type TrashEnv, trashInfo } from "../../../src/browser/Trash.js"
+import { moveToTrashWith, Trash, type TrashEnv, trashInfo } from "../../../src/browser/launch/Trash.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "svc-trash-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

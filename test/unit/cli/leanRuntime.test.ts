@@ -28,7 +28,7 @@ import {
   leanRuntimeLayer,
   leanTerminal
 } from "../../../src/cli/leanRuntime.js"
-import { GatewayRunner } from "../../../src/cli/GatewayRunner.js"
+import { GatewayRunner } from "../../../src/gateway/GatewayRunner.js"
 
 // The lean runtime must do what @effect/platform-node does for everything the CLI uses: each HTTP and
 // file-system case runs against both and compares.

@@ -15,7 +15,7 @@ import {
   PromptInput,
   webhookTarget
 } from "../../../src/cli/commands/onboard.js"
-import { GatewayRunner } from "../../../src/cli/GatewayRunner.js"
+import { GatewayRunner } from "../../../src/gateway/GatewayRunner.js"
 import { runCli } from "../../../src/cli/main.js"
 import { fakeBridge } from "../../support/fakeBridge.js"
 import { makeMockConsole } from "../../support/mockConsole.js"

@@ -8,7 +8,7 @@ import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
 import { describe, expect } from "vitest"
-import { WEBHOOK_MAX_BYTES, webhookHandler } from "../../../src/http/webhook.js"
+import { WEBHOOK_MAX_BYTES, webhookHandler } from "../../../src/msgbridge/webhook.js"
 
 /** POST `parts` one write each (chunked), on a connection of its own. */
 const post = (port: number, parts: ReadonlyArray<string>) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { webhookAuthorised } from "../../../src/http/webhook.js"
+import { webhookAuthorised } from "../../../src/msgbridge/webhook.js"
 
 const base = { url: "/msgbridge-webhook", headers: {}, password: "pw-123456", trustedProxies: [] as Array<string> }
 

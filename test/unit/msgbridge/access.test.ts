@@ -7,7 +7,7 @@ import {
   type Decision,
   policyFromConfig,
   requiresMention
-} from "../../../src/msgbridge/Access.js"
+} from "../../../src/msgbridge/channel/Access.js"
 
 const ALICE = "+15551230001" // in allowFrom
 const BOB = "+15551230002" // paired

@@ -16,9 +16,9 @@ import {
   makeMessageActions,
   parseReaction,
   sniffVoiceFormat
-} from "../../../src/msgbridge/Actions.js"
-import { makeBridgeClient, type ServerInfo } from "../../../src/msgbridge/BridgeClient.js"
-import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/ShortIds.js"
+} from "../../../src/msgbridge/channel/Actions.js"
+import { makeBridgeClient, type ServerInfo } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/store/ShortIds.js"
 import { type FakeBridgeOptions, fakeBridge, type FakeServerInfo } from "../../support/fakeBridge.js"
 
 const DM = "iMessage;-;+15551230001"

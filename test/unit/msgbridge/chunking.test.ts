@@ -1,6 +1,6 @@
 import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import { chunkText } from "../../../src/msgbridge/Chunking.js"
+import { chunkText } from "../../../src/msgbridge/channel/Chunking.js"
 
 const FENCE_OPEN = /^```[^\n]*\n/
 const FENCE_CLOSE = /\n```$/

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { dedupeJournalPath, makeDedupe } from "../../../src/msgbridge/Dedupe.js"
+import { dedupeJournalPath, makeDedupe } from "../../../src/msgbridge/store/Dedupe.js"
 
 // The journal's group-commit writer: what was acknowledged is on disk, also around the end of its scope.
 

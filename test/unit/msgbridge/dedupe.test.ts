@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { dedupeJournalPath, makeDedupe } from "../../../src/msgbridge/Dedupe.js"
+import { dedupeJournalPath, makeDedupe } from "../../../src/msgbridge/store/Dedupe.js"
 
 const tmpFile = () => dedupeJournalPath(fs.mkdtempSync(path.join(os.tmpdir(), "svc-dedupe-")), "acct")
 const lines = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "")

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { EFFECT_IDS, EFFECT_NAMES, resolveEffectId } from "../../../src/msgbridge/Effects.js"
+import { EFFECT_IDS, EFFECT_NAMES, resolveEffectId } from "../../../src/msgbridge/channel/Effects.js"
 
 describe("message effects", () => {
   it("maps the documented names to expressive-send ids", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { chatGuidKey, isAllowed, looksLikeLocalNumber, normalizeHandle, parseChatGuid } from "../../../src/msgbridge/Handles.js"
+import { chatGuidKey, isAllowed, looksLikeLocalNumber, normalizeHandle, parseChatGuid } from "../../../src/msgbridge/channel/Handles.js"
 
 describe("normalizeHandle", () => {
   it.each([

@@ -10,7 +10,7 @@ import {
   type HistoryEntry,
   historyFilePath,
   makeChatHistory
-} from "../../../src/msgbridge/History.js"
+} from "../../../src/msgbridge/store/History.js"
 
 const tmpFile = () => historyFilePath(fs.mkdtempSync(path.join(os.tmpdir(), "svc-history-")), "acct")
 const DM = "iMessage;-;+15551230001"

@@ -11,7 +11,7 @@ import {
   loadCommandLine,
   planKeepalive,
   shellQuote
-} from "../../../src/msgbridge/Keepalive.js"
+} from "../../../src/msgbridge/setup/Keepalive.js"
 
 // The keep-alive files as generated: a plist launchd accepts (parsed here by a strict reader of the XML
 // plist subset, and by Python's plistlib when there is one) and a shell script that pokes Messages.

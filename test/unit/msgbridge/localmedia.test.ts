@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { confineLocalMedia, isWithin, readLocalMedia } from "../../../src/msgbridge/LocalMedia.js"
+import { confineLocalMedia, isWithin, readLocalMedia } from "../../../src/msgbridge/media/LocalMedia.js"
 
 /**
  * <base>/media/photo.png, <base>/media/sub/deep.txt, <base>/media-other/x.png (shares the root's prefix),

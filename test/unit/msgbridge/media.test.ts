@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { type BridgeClientApi, BridgeUnreachable, makeBridgeClient } from "../../../src/msgbridge/BridgeClient.js"
+import { type BridgeClientApi, BridgeUnreachable, makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
 import {
   displayName,
   fetchInboundMedia,
@@ -21,7 +21,7 @@ import {
   pruneMedia,
   safeFileName,
   sniffMimeType
-} from "../../../src/msgbridge/Media.js"
+} from "../../../src/msgbridge/media/Media.js"
 import { type FakeBridge, fakeBridge } from "../../support/fakeBridge.js"
 
 const MB = 1024 * 1024

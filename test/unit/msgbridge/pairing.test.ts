@@ -7,13 +7,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
 import { describe, expect } from "vitest"
-import { withFileLockSync } from "../../../src/msgbridge/durable.js"
+import { withFileLockSync } from "../../../src/msgbridge/store/durable.js"
 import {
   makePairingStore,
   PAIRING_CODE_ALPHABET,
   pairingFilePath,
   PairingStoreCorrupt
-} from "../../../src/msgbridge/PairingStore.js"
+} from "../../../src/msgbridge/store/PairingStore.js"
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "svc-pairing-"))
 const HOUR = 60 * 60 * 1000

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { makePairingStore } from "../../../src/msgbridge/PairingStore.js"
+import { makePairingStore } from "../../../src/msgbridge/store/PairingStore.js"
 
 // Child process of pairing.test.ts: request `count` codes for distinct senders as fast as possible.
 const [dir, prefix, count] = process.argv.slice(2) as [string, string, string]

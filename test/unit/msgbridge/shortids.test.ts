@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/ShortIds.js"
+import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/store/ShortIds.js"
 
 const tmpFile = () => shortIdsFilePath(fs.mkdtempSync(path.join(os.tmpdir(), "svc-short-")), "acct")
 

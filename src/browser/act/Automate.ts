@@ -1,0 +1,210 @@
+import { Effect } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { ConfigStore } from "../../config/ConfigStore.js"
+import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
+import { Forbidden, InternalError, InvalidRequest } from "../../domain/errors.js"
+import { Actions } from "./Actions.js"
+import { BrowserManager } from "../launch/BrowserManager.js"
+import { Capture } from "../snapshot/Capture.js"
+import { Refs } from "./Refs.js"
+import { Snapshots } from "../snapshot/Snapshots.js"
+import { TabPages } from "../pages/TabPages.js"
+
+/**
+ * Snapshots with refs, navigation and actions: the tab a request means, its playwright page, its refs
+ * resolved (failing fast when stale), then one action. Files (labels, element screenshots, PDFs) land in
+ * `<state dir>/media/browser/`, owner-only.
+ */
+export class Automate extends Effect.Service<Automate>()("svc/Automate", {
+  effect: Effect.gen(function*() {
+    const store = yield* ConfigStore
+    const browsers = yield* BrowserManager
+    const capture = yield* Capture
+    const refs = yield* Refs
+    const snapshots = yield* Snapshots
+    const actions = yield* Actions
+    const mediaDir = path.join(store.paths.mediaDir, "browser")
+
+    const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) =>
+      Effect.tryPromise({
+        try: async () => {
+          const stamp = new Date().toISOString().replace(/[:.]/g, "-")
+          const file = path.join(mediaDir, `${prefix}-${stamp}-${crypto.randomBytes(3).toString("hex")}.${ext}`)
+          await fs.mkdir(mediaDir, { recursive: true, mode: 0o700 })
+          await fs.writeFile(file, bytes, { mode: 0o600, flag: "wx" })
+          return file
+        },
+        catch: (e) => new InternalError({ message: `cannot write a file under ${mediaDir}: ${(e as Error).message}` })
+      })
+
+    const { pageOf } = yield* TabPages
+
+    const evaluateAllowed = Effect.flatMap(store.get, (config) =>
+      config.browser?.evaluateEnabled === false
+        ? Effect.fail(
+          new Forbidden({
+            message: "JavaScript evaluation is disabled on this gateway (browser.evaluateEnabled is false in svc.json); " +
+              "use snapshot refs and actions instead"
+          })
+        )
+        : Effect.void)
+
+    const snapshot = (query: SnapshotQuery) =>
+      Effect.gen(function*() {
+        const config = yield* store.get
+        const roleFlags = query.interactive === true || query.compact === true || query.depth !== undefined ||
+          query.selector !== undefined || query.frame !== undefined || query.efficient === true ||
+          query.mode === "efficient"
+        const configured = config.browser?.snapshotDefaults?.mode
+        const format = query.format ?? (roleFlags
+          ? "role"
+          : configured === "efficient"
+          ? "role"
+          : configured ?? (browsers.automation.available ? "ai" : "aria"))
+        const efficient = query.efficient === true || query.mode === "efficient" ||
+          (query.format === undefined && !roleFlags && configured === "efficient")
+        if (format === "aria") {
+          if (roleFlags || query.labels === true) {
+            return yield* new InvalidRequest({
+              message: "--format aria takes only --limit; --interactive, --compact, --depth, --selector, --frame, " +
+                "--efficient and --labels make a role snapshot (drop --format aria, or use --format role)"
+            })
+          }
+          return yield* capture.ariaSnapshot(query)
+        }
+        if (format === "ai" && roleFlags) {
+          return yield* new InvalidRequest({
+            message: "--format ai cannot be combined with --interactive, --compact, --depth, --selector, --frame or " +
+              "--efficient, which make a role snapshot (use --format role, or leave --format out)"
+          })
+        }
+        const { page, tab, target } = yield* pageOf(query.profile, query.targetId)
+        const out = yield* snapshots.snapshot(tab, page, {
+          format,
+          limit: query.limit,
+          interactive: query.interactive === true,
+          compact: query.compact === true,
+          depth: query.depth,
+          selector: query.selector,
+          frame: query.frame,
+          efficient,
+          labels: query.labels === true
+        })
+        const labelsPath = out.labelsPng !== undefined ? yield* writeMedia("labels", "png", out.labelsPng) : undefined
+        return {
+          format: out.format,
+          targetId: target.targetId,
+          url: out.url,
+          title: out.title,
+          snapshot: out.snapshot,
+          truncated: out.truncated,
+          refs: out.refs,
+          stats: out.stats,
+          ...(labelsPath !== undefined ? { labelsPath } : {})
+        } satisfies SnapshotResult
+      })
+
+    const navigate = (profileName: string | undefined, request: { url: string; targetId?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { page, target } = yield* pageOf(profileName, request.targetId)
+        const r = yield* actions.navigate(page, request.url)
+        return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
+      })
+
+    const act = (profileName: string | undefined, request: ActRequest) =>
+      Effect.gen(function*() {
+        if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
+        let result: unknown = undefined
+        switch (request.kind) {
+          case "click":
+            yield* actions.click(page, yield* resolve(request.ref), {
+              double: request.double,
+              button: request.button,
+              modifiers: request.modifiers
+            })
+            break
+          case "type":
+            yield* actions.type(page, yield* resolve(request.ref), request.text, {
+              submit: request.submit,
+              slowly: request.slowly
+            })
+            break
+          case "press":
+            yield* actions.press(page, request.key)
+            break
+          case "hover":
+            yield* actions.hover(page, yield* resolve(request.ref))
+            break
+          case "scrollIntoView":
+            yield* actions.scrollIntoView(page, yield* resolve(request.ref))
+            break
+          case "drag":
+            yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef))
+            break
+          case "select":
+            yield* actions.select(page, yield* resolve(request.ref), request.values)
+            break
+          case "fill": {
+            const fields = yield* Effect.forEach(request.fields, (f) =>
+              Effect.map(resolve(f.ref), (target) => ({ target, type: f.type, value: f.value })))
+            yield* actions.fill(page, fields)
+            break
+          }
+          case "resize":
+            yield* actions.resize(page, request.width, request.height)
+            break
+          case "wait":
+            yield* actions.wait(page, request)
+            break
+          case "evaluate":
+            result = yield* actions.evaluate(
+              page,
+              request.fn,
+              request.ref !== undefined ? yield* resolve(request.ref) : undefined
+            )
+            break
+          case "close":
+            yield* actions.close(page)
+            yield* browsers.setCurrentTab(tab.profile, undefined)
+            return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
+        }
+        return {
+          kind: request.kind,
+          targetId: target.targetId,
+          url: page.url(),
+          ...(request.kind === "evaluate" ? { result: result ?? null } : {})
+        } satisfies ActResult
+      })
+
+    const highlight = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const resolved = yield* refs.resolve(tab, page, request.ref)
+        yield* actions.highlight(page, { ...resolved, ref: request.ref })
+        return { targetId: target.targetId, ref: request.ref, description: resolved.description }
+      })
+
+    const elementScreenshot = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const resolved = yield* refs.resolve(tab, page, request.ref)
+        const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
+        const file = yield* writeMedia("element", "png", shot.png)
+        return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
+      })
+
+    const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { page, target } = yield* pageOf(profileName, request.targetId)
+        const bytes = yield* actions.pdf(page)
+        const file = yield* writeMedia("page", "pdf", bytes)
+        return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
+      })
+
+    return { snapshot, navigate, act, highlight, elementScreenshot, pdf } as const
+  })
+}) {}

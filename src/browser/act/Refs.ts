@@ -1,0 +1,363 @@
+import { Effect } from "effect"
+import type { Locator, Page } from "playwright-core"
+import { Conflict, InvalidRequest } from "../../domain/errors.js"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+
+// The ref tables of each tab and their fail-fast resolution.
+//
+// AI snapshot refs: playwright gives each element of a frame's document a ref that never changes while the
+// element keeps its role and name (`e12`; `f3e12` once the main frame has navigated; `f1e2` inside
+// iframes), and resolves it against the latest snapshot of that frame only. We show main-frame refs as
+// numbers: the playwright number plus a per-tab base that moves past every number already issued
+// whenever the main document changes, so a number is never reused for another element of the tab.
+// Refs inside iframes are shown as playwright prints them (`f1e2`): distinguishable at a glance, and
+// usable as they are.
+//
+// Role snapshot refs (`e<n>`) name a role, a name and an index among the elements with that role and
+// name; a tab's registry gives the same target the same number in every role snapshot and never reuses a
+// number for another target.
+
+/** A tab: its profile and CDP targetId. */
+export interface TabRef {
+  readonly profile: string
+  readonly targetId: string
+}
+
+export interface AiRefEntry {
+  /** The playwright aria ref (`e12`, `f3e12`, `f1e2`). */
+  readonly aria: string
+  readonly role: string
+  readonly name: string
+}
+
+export interface RoleRefEntry {
+  readonly role: string
+  /** Undefined: the element has no name and is found by role alone. */
+  readonly name: string | undefined
+  /** Index among the elements getByRole(role, name) finds in the scope. */
+  readonly nth: number
+  /** How many elements getByRole(role, name) found when the snapshot was taken. */
+  readonly count: number
+  readonly frameSelector?: string | undefined
+  readonly scopeSelector?: string | undefined
+}
+
+export interface ResolvedRef {
+  readonly locator: Locator
+  /** `button "Save"` (`[nth=1]` for a repeated role ref): for messages and results. */
+  readonly description: string
+  readonly role: string
+  readonly name: string
+}
+
+/** What resolve says whenever a ref cannot be trusted. */
+export const FRESH_SNAPSHOT_HINT =
+  "take a fresh snapshot (`svc browser snapshot`, or `svc browser snapshot --interactive`) and use a [ref=…] from it"
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsing what an agent passes
+
+export type ParsedRef =
+  | { readonly kind: "ai"; readonly key: string }
+  | { readonly kind: "role"; readonly key: string }
+
+const NUMERIC = /^\d{1,9}$/
+const FRAME_AI = /^f\d{1,9}e\d{1,9}$/
+const ROLE = /^e\d{1,9}$/
+/** Things an agent might copy around a ref: `[ref=12]`, `ref=12`, `@12`. */
+const WRAPPED = /^\[?ref=([^\]\s]+)\]?$/i
+
+const looksLikeSelector = (s: string) =>
+  /^(css|xpath|text|id|data-testid|role|internal|aria-ref)[=:]/i.test(s) || /^\/\/|^\.\.?\//.test(s) ||
+  /[#.[\]>~+*:=()'"\s]/.test(s) || /^[a-z][a-z0-9-]*$/i.test(s)
+
+/** A ref an agent passed, or why it is not one (CSS selectors and the like are refused, not guessed at). */
+export const parseRef = (input: string): ParsedRef | InvalidRequest => {
+  let s = input.trim()
+  const wrapped = WRAPPED.exec(s)
+  if (wrapped !== null) s = wrapped[1]!
+  if (s.startsWith("@")) s = s.slice(1)
+  s = s.toLowerCase()
+  if (NUMERIC.test(s)) return { kind: "ai", key: String(Number(s)) }
+  if (FRAME_AI.test(s)) return { kind: "ai", key: s }
+  if (ROLE.test(s)) return { kind: "role", key: s }
+  const shown = JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)
+  return new InvalidRequest({
+    message: input.trim() === ""
+      ? `an empty ref: actions take a ref from a snapshot; ${FRESH_SNAPSHOT_HINT}`
+      : looksLikeSelector(input.trim())
+      ? `${shown} looks like a CSS selector, XPath or text selector, and actions take snapshot refs only ` +
+        "([ref=12], [ref=e3] or [ref=f1e2]), so they never act on an element the agent has not seen. Run " +
+        "`svc browser snapshot` (or `snapshot --interactive`) and pass the [ref=…] of the element you mean."
+      : `${shown} is not a snapshot ref: refs look like 12, e3 or f1e2. Run \`svc browser snapshot\` (or ` +
+        "`snapshot --interactive`) and pass the [ref=…] of the element you mean."
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tables
+
+interface AiTable {
+  readonly navigations: number
+  readonly entries: ReadonlyMap<string, AiRefEntry>
+}
+
+interface RoleTable {
+  readonly navigations: number
+  readonly entries: ReadonlyMap<string, RoleRefEntry>
+  readonly frameSelector: string | undefined
+}
+
+interface TabState {
+  ai: AiTable | undefined
+  /** Why there is no usable AI table although one was taken. */
+  aiGone: string | undefined
+  role: RoleTable | undefined
+  /** Main-frame numbering: which document the base belongs to, the base, the highest number issued. */
+  docKey: string | undefined
+  base: number
+  maxIssued: number
+  roleNumbers: Map<string, number>
+  roleNext: number
+}
+
+const MAX_TABS = 256
+const MAX_ROLE_KEYS = 20_000
+
+/** The key of one role-ref target in a tab's registry. */
+export const roleKey = (e: Omit<RoleRefEntry, "count">) =>
+  `${e.role}\u0000${e.name ?? "\u0001"}\u0000${e.nth}\u0000${e.frameSelector ?? ""}\u0000${e.scopeSelector ?? ""}`
+
+/** What an AI snapshot renderer reports back for the table. */
+export interface AiRecord {
+  readonly entries: Iterable<readonly [string, AiRefEntry]>
+  /** The highest main-frame number shown. */
+  readonly maxMain: number
+}
+
+export interface RoleRecord {
+  readonly entries: Iterable<readonly [string, RoleRefEntry]>
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
+
+/** A promise that gives up after ms (a stale ref must fail fast, never wait out an action timeout). */
+const bounded = <A>(what: () => Promise<A>, ms: number) =>
+  Effect.tryPromise({
+    try: (signal) =>
+      new Promise<A>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+        signal.addEventListener("abort", () => clearTimeout(timer))
+        what().then(
+          (a) => {
+            clearTimeout(timer)
+            resolve(a)
+          },
+          (e: unknown) => {
+            clearTimeout(timer)
+            reject(e)
+          }
+        )
+      }),
+    catch: (e) => e
+  })
+
+/** `button "Save"`, `button "Save" [nth=1]`: what the ref stands for (messages add the ref itself). */
+const describe = (role: string, name: string, nth?: number) =>
+  `${role}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
+
+export class Refs extends Effect.Service<Refs>()("svc/Refs", {
+  effect: Effect.gen(function*() {
+    const sessions = yield* PlaywrightSessions
+    const tabs = new Map<string, TabState>()
+    const keyOf = (tab: TabRef) => `${tab.profile}\u0000${tab.targetId}`
+
+    const stateOf = (tab: TabRef, create: boolean): TabState | undefined => {
+      const key = keyOf(tab)
+      const existing = tabs.get(key)
+      if (existing !== undefined) {
+        // Most recently used last, so the oldest tab is the one forgotten when there are too many.
+        tabs.delete(key)
+        tabs.set(key, existing)
+        return existing
+      }
+      if (!create) return undefined
+      const state: TabState = {
+        ai: undefined,
+        aiGone: undefined,
+        role: undefined,
+        docKey: undefined,
+        base: 0,
+        maxIssued: 0,
+        roleNumbers: new Map(),
+        roleNext: 1
+      }
+      tabs.set(key, state)
+      if (tabs.size > MAX_TABS) tabs.delete(tabs.keys().next().value!)
+      return state
+    }
+
+    /**
+     * Replace the tab's AI table. `render` runs synchronously inside the update and asks for the base of
+     * the main frame's numbers once it knows the main frame's playwright prefix.
+     */
+    const recordAi = <A extends AiRecord>(
+      tab: TabRef,
+      navigations: number,
+      render: (baseFor: (mainPrefix: string) => number) => A
+    ) =>
+      Effect.sync(() => {
+        const state = stateOf(tab, true)!
+        const baseFor = (mainPrefix: string) => {
+          const docKey = `${navigations}\u0000${mainPrefix}`
+          if (state.docKey !== docKey) {
+            // A new document (or the first): start past every number this tab has issued.
+            state.docKey = docKey
+            state.base = state.maxIssued
+          }
+          return state.base
+        }
+        const result = render(baseFor)
+        state.maxIssued = Math.max(state.maxIssued, result.maxMain)
+        state.ai = { navigations, entries: new Map(result.entries) }
+        state.aiGone = undefined
+        return result
+      })
+
+    /**
+     * Replace the tab's role table. `render` runs synchronously inside the update; `numberFor` gives a
+     * target (see roleKey) its number in this tab. A role snapshot also ends the AI table: playwright
+     * keeps one snapshot per frame, and the role snapshot just replaced it.
+     */
+    const recordRole = <A extends RoleRecord>(
+      tab: TabRef,
+      navigations: number,
+      frameSelector: string | undefined,
+      render: (numberFor: (key: string) => number) => A
+    ) =>
+      Effect.sync(() => {
+        const state = stateOf(tab, true)!
+        if (state.roleNumbers.size > MAX_ROLE_KEYS) state.roleNumbers.clear() // numbers still never repeat
+        const numberFor = (key: string) => {
+          let n = state.roleNumbers.get(key)
+          if (n === undefined) {
+            n = state.roleNext++
+            state.roleNumbers.set(key, n)
+          }
+          return n
+        }
+        const result = render(numberFor)
+        state.role = { navigations, entries: new Map(result.entries), frameSelector }
+        if (state.ai !== undefined) {
+          state.ai = undefined
+          state.aiGone = "a role snapshot of this tab was taken after the AI snapshot that issued it, which " +
+            "retired the AI snapshot's refs"
+        }
+        return result
+      })
+
+    const stale = (ref: string, why: string) =>
+      new Conflict({ message: `ref ${ref} cannot be used: ${why}. To act safely, ${FRESH_SNAPSHOT_HINT}.` })
+
+    const pageGone = (page: Page, ref: string, e: unknown) =>
+      page.isClosed()
+        ? new Conflict({ message: `ref ${ref} cannot be used: the tab was closed. Open or pick a tab (\`svc browser tabs\`), then ${FRESH_SNAPSHOT_HINT}.` })
+        : stale(ref, `it no longer matches an element on the page (${errorText(e)}); the element was removed or re-rendered since the snapshot`)
+
+    const RESOLVE_MS = 2_000
+
+    const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
+      Effect.gen(function*() {
+        if (state?.ai === undefined) {
+          return yield* stale(
+            key,
+            state?.aiGone ?? "no AI snapshot of this tab has issued refs yet (or the gateway restarted since)"
+          )
+        }
+        if (state.ai.navigations !== navigations) {
+          return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it`)
+        }
+        const entry = state.ai.entries.get(key)
+        if (entry === undefined) {
+          return yield* stale(key, "it is not in the latest snapshot of this tab (it comes from an older snapshot, or was never issued)")
+        }
+        const locator = page.locator(`aria-ref=${entry.aria}`)
+        // normalize() fails at once when playwright no longer knows the ref (its frame re-rendered, navigated
+        // or was snapshotted again without it), where an action would wait out its whole timeout.
+        yield* bounded(() => locator.normalize(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, key, e)))
+        return { locator, description: describe(entry.role, entry.name), role: entry.role, name: entry.name }
+      })
+
+    const resolveRole = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
+      Effect.gen(function*() {
+        if (state?.role === undefined) {
+          return yield* stale(key, "no role snapshot of this tab has issued e-refs yet (or the gateway restarted since)")
+        }
+        if (state.role.navigations !== navigations) {
+          return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it`)
+        }
+        const entry = state.role.entries.get(key)
+        if (entry === undefined) {
+          return yield* stale(key, "it is not in the latest role snapshot of this tab (it comes from an older snapshot, or was never issued)")
+        }
+        const within = entry.frameSelector !== undefined ? page.frameLocator(entry.frameSelector) : page
+        const options = entry.name !== undefined ? { name: entry.name, exact: true } : {}
+        let all = within.getByRole(entry.role as Parameters<Page["getByRole"]>[0], options)
+        if (entry.scopeSelector !== undefined) {
+          // The scoped snapshot shows the scope element itself first, which getByRole inside it would miss.
+          const scope = within.locator(entry.scopeSelector)
+          all = scope.and(all).or(scope.getByRole(entry.role as Parameters<Page["getByRole"]>[0], options))
+        }
+        const count = yield* bounded(() => all.count(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, key, e)))
+        const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
+        if (count !== entry.count) {
+          return yield* stale(
+            key,
+            `the page changed since the snapshot: it showed ${entry.count} element(s) like ` +
+              `${describe(entry.role, entry.name ?? "")}` +
+              `${entry.frameSelector !== undefined ? ` in frame ${JSON.stringify(entry.frameSelector)}` : ""}, there are ${count} now`
+          )
+        }
+        const locator = entry.count > 1 ? all.nth(entry.nth) : all
+        return { locator, description: what, role: entry.role, name: entry.name ?? "" }
+      })
+
+    /**
+     * The element a ref means in this tab, checked against the tab's latest snapshot: InvalidRequest for
+     * something that is not a ref (a CSS selector), Conflict in a few ms for a ref that cannot be trusted.
+     */
+    const resolve = (tab: TabRef, page: Page, ref: string): Effect.Effect<ResolvedRef, InvalidRequest | Conflict> =>
+      Effect.gen(function*() {
+        const parsed = parseRef(ref)
+        if (parsed instanceof InvalidRequest) return yield* parsed
+        if (page.isClosed()) return yield* pageGone(page, parsed.key, undefined)
+        const navigations = yield* sessions.navigations(page)
+        const state = stateOf(tab, false)
+        return parsed.kind === "ai"
+          ? yield* resolveAi(state, page, parsed.key, navigations)
+          : yield* resolveRole(state, page, parsed.key, navigations)
+      }).pipe(Effect.withSpan("Refs.resolve", { attributes: { ref } }))
+
+    /** Forget a tab's tables (the tab closed). */
+    const forget = (tab: TabRef) => Effect.sync(() => void tabs.delete(keyOf(tab)))
+
+    /** Forget every tab of a profile (its browser stopped). */
+    const forgetProfile = (profile: string) =>
+      Effect.sync(() => {
+        for (const key of [...tabs.keys()]) if (key.startsWith(`${profile}\u0000`)) tabs.delete(key)
+      })
+
+    /** The refs of the tab's current tables (for tests and diagnostics). */
+    const current = (tab: TabRef) =>
+      Effect.sync(() => {
+        const state = stateOf(tab, false)
+        return {
+          ai: state?.ai !== undefined ? [...state.ai.entries.keys()] : [],
+          role: state?.role !== undefined ? [...state.role.entries.keys()] : []
+        }
+      })
+
+    return { resolve, recordAi, recordRole, forget, forgetProfile, current } as const
+  }),
+  dependencies: [PlaywrightSessions.Default]
+}) {}

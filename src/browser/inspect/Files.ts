@@ -1,0 +1,263 @@
+import { Effect, Either } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import type { Download, FileChooser, Page } from "playwright-core"
+import { BrowserUnavailable, Conflict, InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { type ActionTarget, classifyPlaywrightError, describeActionError, formatDuration, MAX_TIMEOUT_MS } from "../act/Actions.js"
+import { SafePaths } from "./SafePaths.js"
+
+// Downloads saved into the downloads root and uploads read from the uploads root, nowhere else. Every name
+// is confined before the page is touched. A download is saved under a temporary name in the destination's
+// folder, then hard-linked to its name (which fails if the name exists), so a file appears whole or not
+// at all and an existing file is never replaced: a taken name is refused with 409.
+//
+// Delivery over connectOverCDP: the library's default context accepts downloads and has the browser
+// (Browser.setDownloadBehavior allowAndName) put them in the library's own temporary folder, where
+// Download.saveAs copies them from; nothing more is needed here. The copy there is deleted once saved.
+
+export type FilesError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
+
+export const DEFAULT_DOWNLOAD_START_MS = 15_000
+/** How long saving a download that has started may take (it may still be arriving). */
+export const DEFAULT_DOWNLOAD_SAVE_MS = 120_000
+export const DEFAULT_CLICK_MS = 8_000
+export const MAX_UPLOAD_FILES = 100
+
+export interface DownloadResult {
+  /** Where the file is, inside the downloads root. */
+  readonly path: string
+  /** The name the server or page suggested. */
+  readonly suggestedFilename: string
+  readonly bytes: number
+  readonly url: string
+}
+
+export interface DownloadOptions {
+  /** How long to wait for the download to start. Default 15 s. */
+  readonly timeoutMs?: number
+}
+
+export interface ArmedChooser {
+  /** Real paths inside the uploads root that the next file chooser of the tab receives. */
+  readonly paths: ReadonlyArray<string>
+  /** Whether an earlier, unused arming of the tab was replaced. */
+  readonly replaced: boolean
+}
+
+export interface InputFilesResult {
+  readonly paths: ReadonlyArray<string>
+  readonly target: string
+}
+
+const checkStartTimeout = (timeoutMs: number | undefined): Either.Either<number, InvalidRequest> => {
+  if (timeoutMs === undefined) return Either.right(DEFAULT_DOWNLOAD_START_MS)
+  if (Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS) return Either.right(timeoutMs)
+  return Either.left(
+    new InvalidRequest({
+      message: `download: timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got ${timeoutMs})`
+    })
+  )
+}
+
+const errorCode = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
+
+const taken = (dest: string) =>
+  new Conflict({
+    message: `${dest} already exists and is never overwritten; give another file name, or remove the old file first`
+  })
+
+/** Refuses a destination that already exists (before the click; the final link checks again). */
+const notTaken = (dest: string) =>
+  Effect.flatMap(
+    Effect.promise(() => fs.lstat(dest).then(() => true, () => false)),
+    (exists) => (exists ? Effect.fail(taken(dest)) : Effect.void)
+  )
+
+/** Waits for the next download of the page, bounded; the promise is made at once so no event is missed. */
+const nextDownload = (page: Page, timeoutMs: number) => {
+  const p = page.waitForEvent("download", { timeout: timeoutMs })
+  p.catch(() => undefined)
+  return p
+}
+
+const awaitDownload = (promise: Promise<Download>, timeoutMs: number, hint: string) =>
+  Effect.tryPromise({
+    try: () => promise,
+    catch: (e): FilesError => {
+      const f = classifyPlaywrightError(e)
+      if (f.kind === "closed") {
+        return new BrowserUnavailable({ message: "download: the tab or the browser was closed while waiting for the download" })
+      }
+      if (f.timedOut) return new Conflict({ message: `no download started within ${formatDuration(timeoutMs)}; ${hint}` })
+      return new InternalError({ message: `waiting for the download failed: ${f.detail}` })
+    }
+  })
+
+/** Saves a started download to `dest` (confined already): temp name, owner-only, link, never overwrite. */
+const save = (download: Download, dest: string) =>
+  Effect.gen(function*() {
+    const dir = path.dirname(dest)
+    const tmp = path.join(dir, `.${path.basename(dest).slice(0, 200)}.${crypto.randomBytes(4).toString("hex")}.part`)
+    const internal = (what: string) => (e: unknown) =>
+      new InternalError({ message: `download: ${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
+    yield* Effect.tryPromise({ try: () => fs.mkdir(dir, { recursive: true, mode: 0o700 }), catch: internal(`cannot create ${dir}`) })
+    const saved = yield* Effect.tryPromise({
+      try: () => download.saveAs(tmp),
+      catch: (e): FilesError => {
+        const f = classifyPlaywrightError(e)
+        return f.kind === "closed"
+          ? new BrowserUnavailable({ message: "download: the browser went away before the download finished" })
+          : new Conflict({ message: `the download from ${download.url()} failed: ${f.detail}` })
+      }
+    }).pipe(
+      Effect.timeoutFail({
+        duration: DEFAULT_DOWNLOAD_SAVE_MS,
+        onTimeout: () =>
+          new Conflict({
+            message: `the download from ${download.url()} did not finish within ${formatDuration(DEFAULT_DOWNLOAD_SAVE_MS)}; it was cancelled`
+          })
+      }),
+      Effect.tapError(() => Effect.promise(() => download.cancel().catch(() => undefined))),
+      Effect.flatMap(() =>
+        Effect.tryPromise({
+          try: async () => {
+            await fs.chmod(tmp, 0o600)
+            try {
+              // link fails with EEXIST when the name is taken: the check and the creation are one step.
+              await fs.link(tmp, dest)
+            } catch (e) {
+              const code = errorCode(e)
+              if (code === "EEXIST") return "taken" as const
+              if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e
+              // A file system without hard links: rename, after a last check.
+              if (await fs.lstat(dest).then(() => true, () => false)) return "taken" as const
+              await fs.rename(tmp, dest)
+            }
+            return (await fs.stat(dest)).size
+          },
+          catch: internal(`cannot move the file into place at ${dest}`)
+        })
+      ),
+      Effect.ensuring(Effect.promise(() => fs.rm(tmp, { force: true }).catch(() => undefined))),
+      Effect.ensuring(Effect.promise(() => download.delete().catch(() => undefined)))
+    )
+    if (saved === "taken") return yield* taken(dest)
+    const result: DownloadResult = {
+      path: dest,
+      suggestedFilename: download.suggestedFilename(),
+      bytes: saved,
+      url: download.url()
+    }
+    return result
+  })
+
+const describeUploadError = (e: unknown, ref: string | undefined, description: string | undefined): FilesError => {
+  const f = classifyPlaywrightError(e)
+  if (f.kind === "wrongElement" || /Node is not an HTMLInputElement|not an input|Non-multiple file input/i.test(f.detail)) {
+    return new InvalidRequest({
+      message: `upload ${ref ?? ""}: ${f.detail}; --input-ref/--element set an <input type=file> (several files only ` +
+        "when it has `multiple`); for a button that opens a file chooser, arm it with `svc browser upload <path>` and then click the button"
+    })
+  }
+  return describeActionError(e, ref, "fill", description !== undefined ? { description } : {})
+}
+
+export class Files extends Effect.Service<Files>()("svc/Files", {
+  effect: Effect.gen(function*() {
+    const safe = yield* SafePaths
+    /** The pending arming of each tab's next file chooser, so a new arming replaces it. */
+    const armed = new WeakMap<Page, (chooser: FileChooser) => void>()
+
+    const download = (page: Page, target: ActionTarget, filename: string, options: DownloadOptions = {}) =>
+      Effect.gen(function*() {
+        const dest = yield* safe.download(filename)
+        const timeoutMs = yield* checkStartTimeout(options.timeoutMs)
+        yield* notTaken(dest)
+        const started = nextDownload(page, timeoutMs)
+        yield* Effect.tryPromise({
+          try: () => target.locator.click({ timeout: Math.min(DEFAULT_CLICK_MS, timeoutMs) }),
+          catch: (e) => describeActionError(e, target.ref, "click", { description: target.description })
+        })
+        const got = yield* awaitDownload(
+          started,
+          timeoutMs,
+          `clicking ${target.ref} (${target.description}) did not download a file: check in a snapshot that it is the ` +
+            "download link or button; if the download starts later (a page that prepares the file), use " +
+            "`svc browser waitfordownload <filename>` after the click"
+        )
+        return yield* save(got, dest)
+      }).pipe(Effect.withSpan("Files.download"))
+
+    const waitForDownload = (page: Page, filename: string, options: DownloadOptions = {}) =>
+      Effect.gen(function*() {
+        const dest = yield* safe.download(filename)
+        const timeoutMs = yield* checkStartTimeout(options.timeoutMs)
+        yield* notTaken(dest)
+        const got = yield* awaitDownload(
+          nextDownload(page, timeoutMs),
+          timeoutMs,
+          "the page started none; do what starts it (click the download link) while waiting, or use " +
+            "`svc browser download <ref> <filename>` to click and save in one step"
+        )
+        return yield* save(got, dest)
+      }).pipe(Effect.withSpan("Files.waitForDownload"))
+
+    const confineAll = (paths: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        if (paths.length === 0) {
+          return yield* new InvalidRequest({ message: "upload: give at least one file (placed in the uploads root first)" })
+        }
+        if (paths.length > MAX_UPLOAD_FILES) {
+          return yield* new InvalidRequest({ message: `upload: at most ${MAX_UPLOAD_FILES} files at once (got ${paths.length})` })
+        }
+        return yield* Effect.forEach(paths, (p) => safe.upload(p))
+      })
+
+    const armFileChooser = (page: Page, paths: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const real = yield* confineAll(paths)
+        const previous = armed.get(page)
+        if (previous !== undefined) page.off("filechooser", previous)
+        const handler = (chooser: FileChooser) => {
+          if (armed.get(page) === handler) armed.delete(page)
+          // Checked again now: a file swapped for a symlink since arming is not read.
+          const again = real.map((p) => safe.uploadSync(p))
+          if (again.some(Either.isLeft)) return
+          chooser.setFiles(again.map((e) => (Either.isRight(e) ? e.right : "")), { timeout: DEFAULT_CLICK_MS })
+            .catch(() => undefined)
+        }
+        armed.set(page, handler)
+        // The library intercepts file choosers only while a listener is registered; `once` removes it, so
+        // a later chooser is left to the page.
+        page.once("filechooser", handler)
+        const result: ArmedChooser = { paths: real, replaced: previous !== undefined }
+        return result
+      }).pipe(Effect.withSpan("Files.armFileChooser"))
+
+    const setInputFiles = (
+      page: Page,
+      target: ActionTarget | { readonly selector: string },
+      paths: ReadonlyArray<string>
+    ) =>
+      Effect.gen(function*() {
+        const real = yield* confineAll(paths)
+        const isRef = "locator" in target
+        const locator = isRef ? target.locator : page.locator(target.selector)
+        const name = isRef ? target.ref : target.selector
+        yield* Effect.tryPromise({
+          try: () => locator.setInputFiles([...real], { timeout: DEFAULT_CLICK_MS }),
+          catch: (e) => describeUploadError(e, name, isRef ? target.description : undefined)
+        })
+        const result: InputFilesResult = { paths: real, target: name }
+        return result
+      }).pipe(Effect.withSpan("Files.setInputFiles"))
+
+    /** Whether the tab has an armed chooser not used yet. */
+    const isArmed = (page: Page) => Effect.sync(() => armed.has(page))
+
+    return { download, waitForDownload, armFileChooser, setInputFiles, isArmed } as const
+  }),
+  dependencies: [SafePaths.Default]
+}) {}

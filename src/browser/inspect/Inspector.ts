@@ -1,0 +1,250 @@
+import { Effect } from "effect"
+import type { Cookie } from "../../domain/browser.js"
+import { InvalidRequest } from "../../domain/errors.js"
+import { BrowserState } from "./BrowserState.js"
+import { Dialogs } from "./Dialogs.js"
+import { Emulation } from "./Emulation.js"
+import { Files } from "./Files.js"
+import { Observe } from "./Observe.js"
+import { Refs } from "../act/Refs.js"
+import { SafePaths } from "./SafePaths.js"
+import { TabPages } from "../pages/TabPages.js"
+
+type Tab = { readonly profile?: string | undefined; readonly targetId?: string | undefined }
+
+/**
+ * Inspection, files and browser state for one request: the tab and its page, observers attached, refs
+ * resolved, then one call. Paths are confined by SafePaths before anything is read or written.
+ */
+export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
+  effect: Effect.gen(function*() {
+    const { pageOf } = yield* TabPages
+    const observe = yield* Observe
+    const dialogs = yield* Dialogs
+    const files = yield* Files
+    const state = yield* BrowserState
+    const emulation = yield* Emulation
+    const safe = yield* SafePaths
+    const refs = yield* Refs
+
+    /** The page of a request, with the console/request/dialog observers attached to it. */
+    const attached = (profile: string | undefined, targetId: string | undefined) =>
+      Effect.tap(pageOf(profile, targetId), ({ page, tab }) =>
+        Effect.zipRight(observe.ensureAttached(tab, page), dialogs.ensureAttached(tab, page)))
+
+    const console = (q: Tab & { readonly level?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { tab } = yield* attached(q.profile, q.targetId)
+        return { targetId: tab.targetId, entries: yield* observe.console(tab, { level: q.level }) }
+      })
+
+    const errors = (q: Tab & { readonly clear?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        const { tab } = yield* attached(q.profile, q.targetId)
+        const entries = yield* observe.errors(tab, { clear: q.clear })
+        const unarmed = (yield* dialogs.dialogs(tab, { clear: q.clear })).filter((d) => !d.armed)
+        return { targetId: tab.targetId, entries, dialogs: unarmed }
+      })
+
+    const requests = (q: Tab & { readonly filter?: string | undefined; readonly clear?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        const { tab } = yield* attached(q.profile, q.targetId)
+        return { targetId: tab.targetId, entries: yield* observe.requests(tab, { filter: q.filter, clear: q.clear }) }
+      })
+
+    const responseBody = (
+      profile: string | undefined,
+      r: Tab & { readonly url: string; readonly maxChars?: number | undefined; readonly timeoutMs?: number | undefined }
+    ) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        const body = yield* observe.responseBody(tab, page, {
+          url: r.url,
+          maxChars: r.maxChars ?? 200_000,
+          ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {})
+        })
+        return { targetId: tab.targetId, ...body }
+      })
+
+    const traceStart = (profile: string | undefined, r: Tab & { readonly screenshots?: boolean | undefined; readonly snapshots?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        yield* observe.traceStart(tab.profile, page, {
+          ...(r.screenshots !== undefined ? { screenshots: r.screenshots } : {}),
+          ...(r.snapshots !== undefined ? { snapshots: r.snapshots } : {})
+        })
+        return { targetId: tab.targetId, started: true }
+      })
+
+    const traceStop = (profile: string | undefined, r: Tab) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        const stamp = new Date().toISOString().replace(/[:.]/g, "-")
+        const dest = yield* safe.trace(`trace-${tab.profile}-${stamp}.zip`)
+        const file = yield* observe.traceStop(tab.profile, page, dest)
+        return { targetId: tab.targetId, path: file.path, bytes: file.bytes }
+      })
+
+    const dialog = (profile: string | undefined, r: Tab & { readonly accept: boolean; readonly promptText?: string | undefined }) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        yield* dialogs.arm(tab, page, { accept: r.accept, ...(r.promptText !== undefined ? { promptText: r.promptText } : {}) })
+        return {
+          targetId: tab.targetId,
+          armed: true,
+          detail: `the next dialog of this tab will be ${r.accept ? "accepted" : "dismissed"}` +
+            (r.promptText !== undefined ? ` with the text ${JSON.stringify(r.promptText)}` : "")
+        }
+      })
+
+    const resolveRef = (tab: { readonly profile: string; readonly targetId: string }, page: Parameters<typeof refs.resolve>[1], ref: string) =>
+      Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
+
+    const download = (profile: string | undefined, r: Tab & { readonly ref: string; readonly filename: string }) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        // Confine the name before anything is clicked.
+        yield* safe.download(r.filename)
+        const target = yield* resolveRef(tab, page, r.ref)
+        return { targetId: tab.targetId, ...(yield* files.download(page, target, r.filename)) }
+      })
+
+    const waitDownload = (profile: string | undefined, r: Tab & { readonly filename: string; readonly timeoutMs?: number | undefined }) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* attached(profile, r.targetId)
+        const saved = yield* files.waitForDownload(page, r.filename, r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {})
+        return { targetId: tab.targetId, ...saved }
+      })
+
+    const fileChooser = (
+      profile: string | undefined,
+      r: Tab & { readonly paths: ReadonlyArray<string>; readonly inputRef?: string | undefined; readonly element?: string | undefined }
+    ) =>
+      Effect.gen(function*() {
+        if (r.inputRef !== undefined && r.element !== undefined) {
+          return yield* new InvalidRequest({ message: "give --input-ref or --element, not both" })
+        }
+        const { tab, page } = yield* attached(profile, r.targetId)
+        if (r.inputRef !== undefined || r.element !== undefined) {
+          const target = r.inputRef !== undefined ? yield* resolveRef(tab, page, r.inputRef) : { selector: r.element! }
+          const set = yield* files.setInputFiles(page, target, r.paths)
+          return { targetId: tab.targetId, armed: false, detail: `set ${set.paths.length} file(s) on the input` }
+        }
+        const armed = yield* files.armFileChooser(page, r.paths)
+        return {
+          targetId: tab.targetId,
+          armed: true,
+          detail: `the next file chooser of this tab gets ${armed.paths.join(", ")}` +
+            (armed.replaced ? " (replacing an earlier, unused arming)" : "")
+        }
+      })
+
+    const cookies = (q: Tab) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* pageOf(q.profile, q.targetId)
+        const list = yield* state.cookies(page)
+        return {
+          targetId: tab.targetId,
+          cookies: list.cookies.map((c): typeof Cookie.Type => ({
+            name: c.name,
+            value: c.value,
+            domain: c.domain,
+            path: c.path,
+            expires: c.expires,
+            httpOnly: c.httpOnly,
+            secure: c.secure,
+            sameSite: c.sameSite
+          }))
+        }
+      })
+
+    /** Run one call on the request's page and say what was done. */
+    const onPage = <A, E>(
+      profile: string | undefined,
+      targetId: string | undefined,
+      call: (page: Parameters<typeof state.cookies>[0]) => Effect.Effect<A, E>,
+      done: (a: A) => string
+    ) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* pageOf(profile, targetId)
+        const a = yield* call(page)
+        return { targetId: tab.targetId, done: done(a) }
+      })
+
+    const storage = (kind: string, q: Tab) =>
+      Effect.gen(function*() {
+        const { tab, page } = yield* pageOf(q.profile, q.targetId)
+        return { targetId: tab.targetId, kind: kind as "local" | "session", entries: yield* state.storage(page, kind) }
+      })
+
+    const scope = (s: "tab" | "profile") => (s === "tab" ? "this tab" : "every tab of the profile")
+
+    return {
+      console,
+      errors,
+      requests,
+      responseBody,
+      traceStart,
+      traceStop,
+      dialog,
+      download,
+      waitDownload,
+      fileChooser,
+      cookies,
+      setCookie: (p: string | undefined, r: Tab & { name: string; value: string; url: string }) =>
+        onPage(p, r.targetId, (page) => state.setCookie(page, r), () => `set cookie ${r.name} for ${r.url}`),
+      clearCookies: (p: string | undefined, r: Tab) =>
+        onPage(p, r.targetId, (page) => state.clearCookies(page), (x) => `cleared ${x.cleared} cookie(s)`),
+      storage,
+      setStorage: (kind: string, p: string | undefined, r: Tab & { key: string; value: string }) =>
+        onPage(p, r.targetId, (page) => state.setStorage(page, kind, r.key, r.value), () => `set ${kind} storage ${r.key}`),
+      clearStorage: (kind: string, p: string | undefined, r: Tab) =>
+        onPage(p, r.targetId, (page) => state.clearStorage(page, kind), (x) => `cleared ${x.cleared} ${kind} storage key(s)`),
+      offline: (p: string | undefined, r: Tab & { offline: boolean }) =>
+        onPage(p, r.targetId, (page) => emulation.offline(page, r.offline), (a) =>
+          `${r.offline ? "offline" : "online"} (${scope(a.scope)})`),
+      headers: (p: string | undefined, r: Tab & { headers: Record<string, string> }) =>
+        onPage(p, r.targetId, (page) => emulation.headers(page, r.headers), (a) =>
+          `${Object.keys(r.headers).length} extra header(s) on every request (${scope(a.scope)})`),
+      credentials: (p: string | undefined, r: Tab & { user?: string | undefined; pass?: string | undefined; clear?: boolean | undefined }) =>
+        r.clear === true
+          ? onPage(p, r.targetId, (page) => emulation.credentials(page, null), () => "HTTP credentials cleared")
+          : r.user === undefined || r.pass === undefined
+          ? Effect.fail(new InvalidRequest({ message: "set credentials takes user and pass, or clear: true" }))
+          : onPage(p, r.targetId, (page) => emulation.credentials(page, { user: r.user!, pass: r.pass! }), (a) =>
+            `HTTP credentials set for ${r.user} (${scope(a.scope)})`),
+      geolocation: (
+        p: string | undefined,
+        r: Tab & { latitude?: number | undefined; longitude?: number | undefined; accuracy?: number | undefined; origin?: string | undefined; clear?: boolean | undefined }
+      ) =>
+        r.clear === true
+          ? onPage(p, r.targetId, (page) => emulation.geolocation(page, null), () => "geolocation cleared")
+          : r.latitude === undefined || r.longitude === undefined
+          ? Effect.fail(new InvalidRequest({ message: "set geolocation takes latitude and longitude, or clear: true" }))
+          : onPage(
+            p,
+            r.targetId,
+            (page) =>
+              emulation.geolocation(page, {
+                latitude: r.latitude!,
+                longitude: r.longitude!,
+                ...(r.accuracy !== undefined ? { accuracy: r.accuracy } : {}),
+                ...(r.origin !== undefined ? { origin: r.origin } : {})
+              }),
+            (a) => `geolocation ${r.latitude}, ${r.longitude} (${scope(a.scope)})`
+          ),
+      media: (p: string | undefined, r: Tab & { media: string }) =>
+        onPage(p, r.targetId, (page) => emulation.media(page, r.media), (a) => `prefers-color-scheme ${r.media} (${scope(a.scope)})`),
+      timezone: (p: string | undefined, r: Tab & { timezone: string }) =>
+        onPage(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) => `time zone ${r.timezone} (${scope(a.scope)})`),
+      locale: (p: string | undefined, r: Tab & { locale: string }) =>
+        onPage(p, r.targetId, (page) => emulation.locale(page, r.locale), (a) => `locale ${r.locale} (${scope(a.scope)})`),
+      device: (p: string | undefined, r: Tab & { name: string }) =>
+        onPage(p, r.targetId, (page) => emulation.device(page, r.name), (a) =>
+          `device ${a.value.name}: ${a.value.viewport.width}x${a.value.viewport.height} (${scope(a.scope)})`),
+      viewport: (p: string | undefined, r: Tab & { width: number; height: number }) =>
+        onPage(p, r.targetId, (page) => emulation.viewport(page, r.width, r.height), (a) =>
+          `viewport ${r.width}x${r.height} (${scope(a.scope)})`)
+    } as const
+  })
+}) {}

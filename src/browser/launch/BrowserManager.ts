@@ -1,0 +1,279 @@
+import { Effect, Exit, Fiber, Option, Ref, Scope, SynchronizedRef } from "effect"
+import * as fs from "node:fs"
+import { ConfigStore } from "../../config/ConfigStore.js"
+import type { BrowserStatus, StartResult } from "../../domain/browser.js"
+import { BrowserUnavailable, Conflict } from "../../domain/errors.js"
+import { type AutomationAvailability, probeAutomation } from "../pages/Automation.js"
+import { Cdp, type CdpEndpoint } from "../cdp/Cdp.js"
+import { ChromeLauncher, defaultHeadless, defaultNoSandbox, type LaunchedBrowser } from "./ChromeLauncher.js"
+import { ChromeLocator, type LocatedBrowser } from "./ChromeLocator.js"
+import { Profiles, type ResolvedProfile } from "./Profiles.js"
+
+interface Running {
+  readonly launched: LaunchedBrowser
+  readonly executable: string
+  readonly headless: boolean
+  readonly scope: Scope.CloseableScope
+  readonly watcher: Fiber.RuntimeFiber<void>
+}
+
+type LastExit = NonNullable<BrowserStatus["lastExit"]>
+
+/**
+ * The browsers of all profiles: launches managed ones on demand (one per profile), attaches to remote
+ * ones, notices when a launched browser dies, and stops what it launched when the gateway stops.
+ */
+export class BrowserManager extends Effect.Service<BrowserManager>()("svc/BrowserManager", {
+  scoped: Effect.gen(function*() {
+    const store = yield* ConfigStore
+    const profiles = yield* Profiles
+    const locator = yield* ChromeLocator
+    const launcher = yield* ChromeLauncher
+    const cdp = yield* Cdp
+    const automation: AutomationAvailability = yield* probeAutomation
+
+    // Launch/stop of one profile are serialised; different profiles proceed independently.
+    const running = yield* SynchronizedRef.make(new Map<string, Running>())
+    const lastExits = yield* Ref.make(new Map<string, LastExit>())
+    /** The tab each profile last opened or focused. */
+    const currentTabs = yield* Ref.make(new Map<string, string>())
+
+    const endpointOf = (url: string): Effect.Effect<CdpEndpoint> =>
+      Effect.map(store.get, (config) => ({
+        url,
+        timeoutMs: config.browser?.remoteCdpTimeoutMs ?? 1500,
+        handshakeTimeoutMs: config.browser?.remoteCdpHandshakeTimeoutMs ?? 3000
+      }))
+
+    const liveLaunch = (name: string) =>
+      Effect.map(SynchronizedRef.get(running), (m) => {
+        const r = m.get(name)
+        return r !== undefined && r.launched.isRunning() ? r : undefined
+      })
+
+    const reachable = (url: string) =>
+      Effect.flatMap(endpointOf(url), (ep) => cdp.version(ep)).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+
+    const settings = Effect.map(store.get, (config) => ({
+      headless: config.browser?.headless ?? defaultHeadless(process.env, process.platform),
+      noSandbox: config.browser?.noSandbox ?? defaultNoSandbox()
+    }))
+
+    // Detection asks the desktop for its default browser (tens of ms): do it once per configured path,
+    // and again only if the executable found has gone.
+    const located = yield* Ref.make<{ readonly configured: string | undefined; readonly found: LocatedBrowser } | undefined>(
+      undefined
+    )
+    const locate = (configured: string | undefined) =>
+      Effect.gen(function*() {
+        const cached = yield* Ref.get(located)
+        if (cached !== undefined && cached.configured === configured && fs.existsSync(cached.found.path)) {
+          return cached.found
+        }
+        const found = yield* locator.locate(configured)
+        yield* Ref.set(located, { configured, found })
+        return found
+      })
+
+    const launch = (profile: ResolvedProfile) =>
+      Effect.gen(function*() {
+        const config = yield* store.get
+        const executable = yield* locate(config.browser?.executablePath)
+        const port = yield* profiles.ensurePort(profile)
+        const { headless, noSandbox } = yield* settings
+        const scope = yield* Scope.make()
+        const launched = yield* launcher.launch({
+          profile: profile.name,
+          executable: executable.path,
+          userDataDir: profile.userDataDir!,
+          cdpPort: port,
+          headless,
+          noSandbox,
+          color: profile.color
+        }).pipe(
+          Scope.extend(scope),
+          Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+        )
+        // Crash detection: when the process exits on its own, forget it and remember how it ended.
+        const watcher = yield* launched.exit.pipe(
+          Effect.flatMap((exit) =>
+            Effect.zipRight(
+              Ref.update(lastExits, (m) => new Map(m).set(profile.name, exit)),
+              SynchronizedRef.update(running, (m) => {
+                if (m.get(profile.name)?.launched !== launched) return m
+                const next = new Map(m)
+                next.delete(profile.name)
+                return next
+              })
+            )
+          ),
+          Effect.forkDaemon
+        )
+        // The first tab of a fresh browser is its current tab.
+        const ep = yield* endpointOf(launched.cdpUrl)
+        const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
+        yield* Ref.update(currentTabs, (m) => {
+          const next = new Map(m)
+          if (tabs[0] !== undefined) next.set(profile.name, tabs[0].targetId)
+          else next.delete(profile.name)
+          return next
+        })
+        return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
+      })
+
+    const startProfile = (profile: ResolvedProfile) =>
+      Effect.gen(function*() {
+        const t0 = performance.now()
+        if (profile.driver !== "managed" || profile.attachOnly) {
+          const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+          if (profile.cdpPort === null && profile.cdpUrl === null) {
+            return yield* new Conflict({
+              message: `profile "${profile.name}" is attach-only and has no CDP port: set browser.profiles.${profile.name}.cdpPort`
+            })
+          }
+          if (!(yield* reachable(url))) {
+            return yield* (profile.driver === "relay"
+              ? new BrowserUnavailable({
+                message: `the extension relay for profile "relay" is not connected at ${url}: ` +
+                  "use the managed browser (`--browser-profile svc`, or make it the default with " +
+                  "`svc config set browser.defaultProfile svc`) or a profile with a cdpUrl"
+              })
+              : new BrowserUnavailable({
+                message: profile.attachOnly && profile.driver === "managed"
+                  ? `profile "${profile.name}" is attach-only and nothing answers CDP at ${url}; ` +
+                    `start the browser yourself with --remote-debugging-port=${profile.cdpPort}`
+                  : `no browser answers CDP at ${url} for profile "${profile.name}"; check that it is running and that cdpUrl is right`
+              }))
+          }
+          return { launched: false as boolean, elapsedMs: performance.now() - t0 }
+        }
+        return yield* SynchronizedRef.modifyEffect(running, (m) =>
+          Effect.gen(function*() {
+            const existing = m.get(profile.name)
+            if (existing !== undefined && existing.launched.isRunning()) {
+              return [{ launched: false as boolean, elapsedMs: performance.now() - t0 }, m] as const
+            }
+            const r = yield* launch(profile)
+            return [{ launched: true, elapsedMs: performance.now() - t0 }, new Map(m).set(profile.name, r)] as const
+          })
+        )
+      })
+
+    const statusOf = (profile: ResolvedProfile) =>
+      Effect.gen(function*() {
+        const live = profile.driver === "managed" ? yield* liveLaunch(profile.name) : undefined
+        const { headless } = yield* settings
+        let runningNow = live !== undefined
+        if (!runningNow && (profile.driver !== "managed" || profile.attachOnly) && profile.cdpUrl !== null) {
+          runningNow = yield* reachable(profile.cdpUrl)
+        }
+        const lastExit = (yield* Ref.get(lastExits)).get(profile.name) ?? null
+        const current = runningNow ? (yield* Ref.get(currentTabs)).get(profile.name) ?? null : null
+        return {
+          profile: profile.name,
+          driver: profile.driver,
+          running: runningNow,
+          pid: live?.launched.pid ?? null,
+          cdpPort: live?.launched.cdpPort ?? profile.cdpPort,
+          cdpUrl: live?.launched.cdpUrl ?? profile.cdpUrl,
+          executable: live?.executable ?? null,
+          headless: live?.headless ?? headless,
+          attachOnly: profile.attachOnly,
+          color: profile.color,
+          currentTargetId: current,
+          automation,
+          lastExit
+        } satisfies BrowserStatus
+      })
+
+    const status = (name: string | undefined) => Effect.flatMap(profiles.resolve(name), statusOf)
+
+    const start = (name: string | undefined) =>
+      Effect.gen(function*() {
+        const profile = yield* profiles.resolve(name)
+        const { launched, elapsedMs } = yield* startProfile(profile)
+        return { status: yield* statusOf(profile), launched, elapsedMs } satisfies StartResult
+      })
+
+    const stopProfile = (name: string) =>
+      SynchronizedRef.modifyEffect(running, (m) =>
+        Effect.gen(function*() {
+          const r = m.get(name)
+          if (r === undefined) return [false, m] as const
+          yield* Fiber.interrupt(r.watcher)
+          yield* Scope.close(r.scope, Exit.void)
+          yield* Ref.update(currentTabs, (c) => {
+            const next = new Map(c)
+            next.delete(name)
+            return next
+          })
+          const next = new Map(m)
+          next.delete(name)
+          return [true, next] as const
+        })
+      )
+
+    const stop = (name: string | undefined) =>
+      Effect.gen(function*() {
+        const profile = yield* profiles.resolve(name)
+        return { profile: profile.name, stopped: yield* stopProfile(profile.name) }
+      })
+
+    /**
+     * The CDP endpoint of a profile's browser, starting a managed one on demand. Remote, relay and
+     * attach-only profiles must already be reachable.
+     */
+    const endpoint = (name: string | undefined) =>
+      Effect.gen(function*() {
+        const profile = yield* profiles.resolve(name)
+        if (profile.driver === "managed" && !profile.attachOnly) {
+          yield* startProfile(profile)
+          const live = yield* liveLaunch(profile.name)
+          if (live === undefined) {
+            return yield* new BrowserUnavailable({ message: `the browser of profile "${profile.name}" exited while starting` })
+          }
+          return { profile, endpoint: yield* endpointOf(live.launched.cdpUrl) }
+        }
+        yield* startProfile(profile)
+        const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+        return { profile, endpoint: yield* endpointOf(url) }
+      })
+
+    const currentTab = (profile: string) => Effect.map(Ref.get(currentTabs), (m) => Option.fromNullable(m.get(profile)))
+    const setCurrentTab = (profile: string, targetId: string | undefined) =>
+      Ref.update(currentTabs, (m) => {
+        const next = new Map(m)
+        if (targetId === undefined) next.delete(profile)
+        else next.set(profile, targetId)
+        return next
+      })
+
+    // Stop every browser we launched when the gateway stops.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        const names = [...(yield* SynchronizedRef.get(running)).keys()]
+        yield* Effect.forEach(names, stopProfile, { concurrency: "unbounded", discard: true })
+      })
+    )
+
+    const deleteProfile = (name: string) =>
+      Effect.gen(function*() {
+        const profile = yield* profiles.forget(name)
+        yield* stopProfile(profile.name)
+        return profile
+      })
+
+    return {
+      automation,
+      status,
+      start,
+      stop,
+      endpoint,
+      currentTab,
+      setCurrentTab,
+      deleteProfile,
+      runningProfiles: Effect.map(SynchronizedRef.get(running), (m) => new Set(m.keys()))
+    } as const
+  })
+}) {}
+

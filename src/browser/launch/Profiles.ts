@@ -1,0 +1,192 @@
+import { Effect } from "effect"
+import * as net from "node:net"
+import { ConfigStore } from "../../config/ConfigStore.js"
+import {
+  BUILTIN_MANAGED,
+  BUILTIN_RELAY,
+  type BrowserProfileConfig,
+  DEFAULT_COLOR,
+  MANAGED_PORT_RANGE,
+  type SvcConfig
+} from "../../config/SvcConfig.js"
+import type { ProfileDriver } from "../../domain/browser.js"
+import { InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
+
+/** A profile as configured: how to reach its browser, and how it looks. */
+export interface ResolvedProfile {
+  readonly name: string
+  readonly driver: ProfileDriver
+  readonly builtIn: boolean
+  readonly isDefault: boolean
+  /** Managed: the remembered CDP port (null until first assigned). */
+  readonly cdpPort: number | null
+  /** Remote and relay: where CDP answers. Managed: http://127.0.0.1:<cdpPort> once a port is assigned. */
+  readonly cdpUrl: string | null
+  readonly attachOnly: boolean
+  readonly color: string
+  /** Managed only. */
+  readonly userDataDir: string | null
+}
+
+const FORBIDDEN_PORT = 9222 // the port every other tool and tutorial uses; never ours
+
+const portOf = (url: string): number | null => {
+  try {
+    const u = new URL(url)
+    if (u.port !== "") return Number(u.port)
+    return u.protocol === "https:" || u.protocol === "wss:" ? 443 : 80
+  } catch {
+    return null
+  }
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:<port>. */
+const portAnswers = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = net.connect({ host: "127.0.0.1", port })
+    const done = (answer: boolean) => {
+      socket.destroy()
+      resume(Effect.succeed(answer))
+    }
+    socket.once("connect", () => done(true))
+    socket.once("error", () => done(false))
+    socket.setTimeout(300, () => done(false))
+    return Effect.sync(() => socket.destroy())
+  })
+
+export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
+  effect: Effect.gen(function*() {
+    const store = yield* ConfigStore
+    const relayUrl = `http://127.0.0.1:${store.ports.relay}`
+
+    const defaultName = (config: SvcConfig) => config.browser?.defaultProfile ?? BUILTIN_RELAY
+
+    const build = (config: SvcConfig, name: string): ResolvedProfile | undefined => {
+      const entry: BrowserProfileConfig | undefined = config.browser?.profiles?.[name]
+      const builtIn = name === BUILTIN_MANAGED || name === BUILTIN_RELAY
+      if (!builtIn && entry === undefined) return undefined
+      const color = entry?.color ?? config.browser?.color ?? DEFAULT_COLOR
+      const isDefault = defaultName(config) === name
+      if (name === BUILTIN_RELAY) {
+        return {
+          name, driver: "relay", builtIn, isDefault, cdpPort: store.ports.relay, cdpUrl: relayUrl,
+          attachOnly: true, color, userDataDir: null
+        }
+      }
+      // browser.cdpUrl points the built-in managed profile at a browser someone else runs.
+      const remoteUrl = entry?.cdpUrl ?? (name === BUILTIN_MANAGED ? config.browser?.cdpUrl : undefined)
+      if (remoteUrl !== undefined) {
+        return {
+          name, driver: "remote", builtIn, isDefault, cdpPort: portOf(remoteUrl), cdpUrl: remoteUrl,
+          attachOnly: true, color, userDataDir: null
+        }
+      }
+      const cdpPort = entry?.cdpPort ?? null
+      return {
+        name,
+        driver: "managed",
+        builtIn,
+        isDefault,
+        cdpPort,
+        cdpUrl: cdpPort === null ? null : `http://127.0.0.1:${cdpPort}`,
+        attachOnly: entry?.attachOnly ?? false,
+        color,
+        userDataDir: store.paths.userDataDir(name)
+      }
+    }
+
+    const names = (config: SvcConfig) => [
+      ...new Set([BUILTIN_MANAGED, BUILTIN_RELAY, ...Object.keys(config.browser?.profiles ?? {})])
+    ]
+
+    const list = Effect.map(store.get, (config) => names(config).map((n) => build(config, n)!))
+
+    /** The named profile, or the default one. An unknown name is a 404 naming the known ones. */
+    const resolve = (name: string | undefined) =>
+      Effect.flatMap(store.get, (config) => {
+        const wanted = name ?? defaultName(config)
+        const profile = build(config, wanted)
+        return profile !== undefined
+          ? Effect.succeed(profile)
+          : Effect.fail(
+            new NotFound({
+              message: `unknown browser profile "${wanted}"; known profiles: ${names(config).join(", ")}` +
+                (name === undefined ? " (browser.defaultProfile names it)" : "")
+            })
+          )
+      })
+
+    const portLock = yield* Effect.makeSemaphore(1)
+
+    /** A managed profile's CDP port: the remembered one, else the lowest free one of 18800-18899, persisted. */
+    const ensurePort = (profile: ResolvedProfile) =>
+      Effect.gen(function*() {
+        if (profile.cdpPort !== null) return profile.cdpPort
+        const config = yield* store.get
+        const taken = new Set(
+          Object.values(config.browser?.profiles ?? {}).map((p) => p.cdpPort).filter((p) => p !== undefined)
+        )
+        for (let port: number = MANAGED_PORT_RANGE.from; port <= MANAGED_PORT_RANGE.to; port++) {
+          if (port === FORBIDDEN_PORT || taken.has(port)) continue
+          if (yield* portAnswers(port)) continue
+          yield* store.update((raw) => {
+            const browser = (raw.browser ??= {}) as Record<string, unknown>
+            const profiles = (browser.profiles ??= {}) as Record<string, Record<string, unknown>>
+            const entry = (profiles[profile.name] ??= {})
+            entry.cdpPort = port
+          }).pipe(Effect.mapError((e) => new InternalError({ message: e.message })))
+          return port
+        }
+        return yield* new InternalError({
+          message: `no free CDP port in ${MANAGED_PORT_RANGE.from}-${MANAGED_PORT_RANGE.to}; ` +
+            `set browser.profiles.${profile.name}.cdpPort in svc.json`
+        })
+      }).pipe(portLock.withPermits(1))
+
+    const create = (request: {
+      readonly name: string
+      readonly color?: string | undefined
+      readonly cdpUrl?: string | undefined
+      readonly attachOnly?: boolean | undefined
+    }) =>
+      Effect.gen(function*() {
+        const config = yield* store.get
+        if (names(config).includes(request.name)) {
+          return yield* new InvalidRequest({
+            message: `profile "${request.name}" already exists; choose another name or delete it first`
+          })
+        }
+        yield* store.update((raw) => {
+          const browser = (raw.browser ??= {}) as Record<string, unknown>
+          const profiles = (browser.profiles ??= {}) as Record<string, Record<string, unknown>>
+          const entry: Record<string, unknown> = {}
+          if (request.cdpUrl !== undefined) entry.cdpUrl = request.cdpUrl
+          if (request.color !== undefined) entry.color = request.color
+          if (request.attachOnly === true) entry.attachOnly = true
+          profiles[request.name] = entry
+        }).pipe(Effect.mapError((e) => new InternalError({ message: e.message })))
+        const created = build(yield* store.get, request.name)!
+        if (created.driver === "managed" && !created.attachOnly) yield* ensurePort(created)
+        return build(yield* store.get, request.name)!
+      })
+
+    /** Forget a user profile's config entry (the caller deals with its running browser and its data). */
+    const forget = (name: string) =>
+      Effect.gen(function*() {
+        if (name === BUILTIN_MANAGED || name === BUILTIN_RELAY) {
+          return yield* new InvalidRequest({ message: `"${name}" is a built-in profile and cannot be deleted` })
+        }
+        const profile = yield* resolve(name)
+        yield* store.update((raw) => {
+          const profiles = (raw.browser as Record<string, unknown> | undefined)?.profiles as
+            | Record<string, unknown>
+            | undefined
+          if (profiles !== undefined) delete profiles[name]
+        }).pipe(Effect.mapError((e) => new InternalError({ message: e.message })))
+        return profile
+      })
+
+    return { list, resolve, ensurePort, create, forget } as const
+  }),
+  dependencies: []
+}) {}

@@ -1,0 +1,411 @@
+import { Effect, Layer, type Scope } from "effect"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
+import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
+import { type CdpEndpoint, redactUrl } from "../cdp/Cdp.js"
+
+// The automation library (playwright-core), loaded at first use and never at start-up, with one library
+// connection (connectOverCDP) per profile. Pages are matched to CDP targetIds so the rest of the gateway
+// keeps speaking targetIds, and each page carries a counter of its main frame's cross-document navigations,
+// which is what makes refs from an older document stale.
+
+type PlaywrightModule = typeof import("playwright-core")
+
+/** What every automation call answers (501) when this gateway build cannot load the library. */
+export const AUTOMATION_UNAVAILABLE_MESSAGE =
+  "the automation library (Playwright) is unavailable in this gateway build, so navigate, act, AI and role " +
+  "snapshots, element screenshots and PDF cannot run. Install the full library package (`npm install playwright`, " +
+  "not the core-only package) where the gateway runs, then restart the gateway (`svc gateway run`)."
+
+export interface PlaywrightOptions {
+  /** Loads the library, throwing when it cannot. Tests pass one that throws to get the 501 path. */
+  readonly load?: () => PlaywrightModule
+  /** How long page() waits for a tab that was just opened to show up in the library. Default 3 s. */
+  readonly attachWaitMs?: number
+}
+
+/** Timings of the last connect and page lookup of a profile, for status and benchmarks. */
+export interface PlaywrightTimings {
+  readonly connectMs: number | undefined
+  readonly lookupMs: number | undefined
+  readonly connectedAt: string | undefined
+}
+
+declare const __filename: string | undefined
+
+/** Where module resolution starts: this file in the source tree, or the bundle under dist/. */
+const here = (): string => {
+  if (typeof __filename === "string") return __filename
+  return path.join(process.cwd(), "package.json")
+}
+
+/** playwright-core first (our dependency); the full `playwright` package re-exports the same API. */
+const defaultLoad = (): PlaywrightModule => {
+  const require = createRequire(here())
+  try {
+    return require("playwright-core") as PlaywrightModule
+  } catch (first) {
+    try {
+      return require("playwright") as PlaywrightModule
+    } catch {
+      throw first
+    }
+  }
+}
+
+interface PageInfo {
+  readonly targetId: string
+  /** Cross-document navigations of the main frame since we first saw the page. */
+  navigations: number
+  readonly session: CDPSession
+}
+
+interface Connection {
+  readonly browser: Browser
+  readonly url: string
+  readonly byTarget: Map<string, Page>
+  readonly connectMs: number
+  readonly connectedAt: string
+  /** A browser-level session, to ask about a target without attaching to every page. */
+  browserSession?: Promise<CDPSession>
+}
+
+/**
+ * Called once for every page a profile's connection sees: those open when it connects and those opened
+ * later, synchronously when the library first reports the page, so listeners it adds miss no event.
+ */
+export type PageObserver = (profile: string, page: Page) => void
+
+/** Called once for every browser context of a profile's connection, before the context's pages. */
+export type ContextObserver = (profile: string, context: BrowserContext) => void
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
+
+const withTimeout = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+    p.then(
+      (a) => {
+        clearTimeout(timer)
+        resolve(a)
+      },
+      (e: unknown) => {
+        clearTimeout(timer)
+        reject(e)
+      }
+    )
+  })
+
+export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
+  Effect.gen(function*() {
+    const load = options.load ?? defaultLoad
+    const attachWaitMs = options.attachWaitMs ?? 3_000
+
+    let library: { readonly ok: PlaywrightModule } | { readonly error: string } | undefined
+
+    /** The library, loaded once; a build without it fails every call with the 501. */
+    const pw = Effect.gen(function*() {
+      if (library === undefined) {
+        try {
+          library = { ok: load() }
+        } catch (e) {
+          library = { error: errorText(e) }
+          yield* Effect.logWarning(`automation library unavailable: ${library.error}`)
+        }
+      }
+      if ("ok" in library) return library.ok
+      return yield* new NotImplemented({ message: AUTOMATION_UNAVAILABLE_MESSAGE })
+    })
+
+    const connections = new Map<string, Connection>()
+    const locks = new Map<string, Effect.Semaphore>()
+    const lockOf = (profile: string) => {
+      let lock = locks.get(profile)
+      if (lock === undefined) {
+        lock = Effect.unsafeMakeSemaphore(1)
+        locks.set(profile, lock)
+      }
+      return lock
+    }
+    const timings = new Map<string, { connectMs?: number; lookupMs?: number; connectedAt?: string }>()
+    const timingOf = (profile: string) => {
+      let t = timings.get(profile)
+      if (t === undefined) {
+        t = {}
+        timings.set(profile, t)
+      }
+      return t
+    }
+
+    /** Page → its target and navigation counter; the promise dedupes concurrent lookups of one page. */
+    const infos = new WeakMap<Page, PageInfo>()
+    const pending = new WeakMap<Page, Promise<PageInfo | undefined>>()
+
+    const describePage = (page: Page): Promise<PageInfo | undefined> => {
+      const known = infos.get(page)
+      if (known !== undefined) return Promise.resolve(known)
+      let p = pending.get(page)
+      if (p === undefined) {
+        p = (async () => {
+          const session = await page.context().newCDPSession(page)
+          const { targetInfo } = await session.send("Target.getTargetInfo")
+          const info: PageInfo = { targetId: targetInfo.targetId, navigations: 0, session }
+          // Page.frameNavigated is cross-document only (pushState and anchors are navigatedWithinDocument).
+          session.on("Page.frameNavigated", (event) => {
+            if (event.frame.parentId === undefined) info.navigations++
+          })
+          await session.send("Page.enable")
+          infos.set(page, info)
+          return info
+        })().catch(() => {
+          // A page that closes while we look is simply not a match; anything else may be retried.
+          pending.delete(page)
+          return undefined
+        })
+        pending.set(page, p)
+      }
+      return p
+    }
+
+    /** Observers of every page (onPage) and context (onContext); live connections are replayed to new ones. */
+    const observers = new Set<PageObserver>()
+    const contextObservers = new Set<ContextObserver>()
+    const notify = <A>(observer: (profile: string, a: A) => void, profile: string, a: A) => {
+      try {
+        observer(profile, a)
+      } catch {
+        // An observer's failure must not break the connection or the other observers.
+      }
+    }
+    const watchContext = (profile: string, context: BrowserContext) => {
+      for (const observer of contextObservers) notify(observer, profile, context)
+      context.on("page", (page) => {
+        for (const observer of observers) notify(observer, profile, page)
+      })
+      for (const page of context.pages()) for (const observer of observers) notify(observer, profile, page)
+    }
+    const watch = (profile: string, browser: Browser) => {
+      browser.on("context", (context) => watchContext(profile, context))
+      for (const context of browser.contexts()) watchContext(profile, context)
+    }
+    const live = function*() {
+      for (const [profile, conn] of connections) {
+        for (const context of conn.browser.contexts()) yield [profile, context] as const
+      }
+    }
+
+    /** Registers an observer of every page, present and future, until the scope closes. */
+    const onPage = (observer: PageObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          observers.add(observer)
+          for (const [profile, context] of live()) for (const page of context.pages()) notify(observer, profile, page)
+        }),
+        () => Effect.sync(() => void observers.delete(observer))
+      )
+
+    /**
+     * Registers an observer of every browser context, present and future, until the scope closes. Listeners
+     * on a context see the events of its pages from their very start (the document request, the first
+     * console messages), which listeners added on a page when it appears can miss.
+     */
+    const onContext = (observer: ContextObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          contextObservers.add(observer)
+          for (const [profile, context] of live()) notify(observer, profile, context)
+        }),
+        () => Effect.sync(() => void contextObservers.delete(observer))
+      )
+
+    const close = (conn: Connection) =>
+      Effect.promise(() => withTimeout(conn.browser.close(), 2_000, "disconnect").catch(() => undefined))
+
+    const connect = (profile: string, endpoint: CdpEndpoint, lib: PlaywrightModule) =>
+      Effect.gen(function*() {
+        const t0 = performance.now()
+        const timeout = Math.max(5_000, endpoint.timeoutMs + endpoint.handshakeTimeoutMs)
+        const browser = yield* Effect.tryPromise({
+          try: () => lib.chromium.connectOverCDP(endpoint.url, { timeout }),
+          catch: (e) =>
+            new BrowserUnavailable({
+              message: `the automation library could not connect to the browser of profile "${profile}" at ` +
+                `${redactUrl(endpoint.url)}: ${errorText(e)}. Check that the browser runs (\`svc browser status\`), ` +
+                "or start it with `svc browser start`."
+            })
+        })
+        const conn: Connection = {
+          browser,
+          url: endpoint.url,
+          byTarget: new Map(),
+          connectMs: performance.now() - t0,
+          connectedAt: new Date().toISOString()
+        }
+        browser.on("disconnected", () => {
+          if (connections.get(profile) === conn) connections.delete(profile)
+        })
+        watch(profile, browser)
+        const t = timingOf(profile)
+        t.connectMs = conn.connectMs
+        t.connectedAt = conn.connectedAt
+        yield* Effect.logDebug(`playwright: connected to profile ${profile} in ${conn.connectMs.toFixed(1)} ms`)
+        return conn
+      })
+
+    /** The profile's connection: reused while it is up and points at the same endpoint, else made anew. */
+    const connection = (profile: string, endpoint: CdpEndpoint, lib: PlaywrightModule) =>
+      lockOf(profile).withPermits(1)(
+        Effect.gen(function*() {
+          const existing = connections.get(profile)
+          if (existing !== undefined && existing.browser.isConnected() && existing.url === endpoint.url) return existing
+          if (existing !== undefined) {
+            connections.delete(profile)
+            yield* close(existing)
+          }
+          const conn = yield* connect(profile, endpoint, lib)
+          connections.set(profile, conn)
+          return conn
+        })
+      )
+
+    const remember = (conn: Connection, page: Page, info: PageInfo) => {
+      const known = conn.byTarget.get(info.targetId)
+      if (known !== undefined && !known.isClosed()) return
+      conn.byTarget.set(info.targetId, page)
+      page.once("close", () => {
+        if (conn.byTarget.get(info.targetId) === page) conn.byTarget.delete(info.targetId)
+      })
+    }
+
+    /** The target's URL as the browser has it; null when there is no such target, undefined if unknown. */
+    const targetUrl = async (conn: Connection, targetId: string): Promise<string | null | undefined> => {
+      try {
+        conn.browserSession ??= conn.browser.newBrowserCDPSession()
+        const { targetInfo } = await (await conn.browserSession).send("Target.getTargetInfo", { targetId })
+        return targetInfo.url
+      } catch (e) {
+        return /no target/i.test(errorText(e)) ? null : undefined
+      }
+    }
+
+    /**
+     * Looks at the pages not matched yet: those showing the target's URL first (usually the one), the rest
+     * only if that fails, so a browser with many tabs does not cost a session per tab on every miss.
+     */
+    const scan = async (conn: Connection, targetId: string): Promise<Page | "absent" | undefined> => {
+      const cached = conn.byTarget.get(targetId)
+      if (cached !== undefined && !cached.isClosed()) return cached
+      const url = await targetUrl(conn, targetId)
+      if (url === null) return "absent"
+      const unmatched = conn.browser.contexts().flatMap((c) => c.pages()).filter((p) => !p.isClosed() && !infos.has(p))
+      const likely = url !== undefined ? unmatched.filter((p) => p.url() === url) : []
+      for (const group of [likely, unmatched.filter((p) => !likely.includes(p))]) {
+        const described = await Promise.all(group.map(async (p) => [p, await describePage(p)] as const))
+        for (const [p, info] of described) if (info !== undefined) remember(conn, p, info)
+        const found = conn.byTarget.get(targetId)
+        if (found !== undefined && !found.isClosed()) return found
+      }
+      return undefined
+    }
+
+    /** The page of a target; a tab opened a moment ago may take a few ms to reach the library. */
+    const findPage = (conn: Connection, targetId: string) =>
+      Effect.promise(async () => {
+        const deadline = Date.now() + attachWaitMs
+        while (true) {
+          const page = await scan(conn, targetId)
+          if (page === "absent") return undefined
+          if (page !== undefined || Date.now() >= deadline || !conn.browser.isConnected()) return page
+          await new Promise((r) => setTimeout(r, 25))
+        }
+      })
+
+    const page = (profileName: string, endpoint: CdpEndpoint, targetId: string) =>
+      Effect.gen(function*() {
+        const lib = yield* pw
+        const conn = yield* connection(profileName, endpoint, lib)
+        const t0 = performance.now()
+        let found = yield* findPage(conn, targetId)
+        if (found === undefined && !conn.browser.isConnected()) {
+          // The browser went away under us (restart, crash): one fresh connection, one more look.
+          const again = yield* connection(profileName, endpoint, lib)
+          found = yield* findPage(again, targetId)
+        }
+        const lookupMs = performance.now() - t0
+        timingOf(profileName).lookupMs = lookupMs
+        if (found === undefined) {
+          return yield* new NotFound({
+            message: `no tab ${targetId} is open in the browser of profile "${profileName}" (as the automation ` +
+              "library sees it); `svc browser tabs` lists the open tabs and their targetIds"
+          })
+        }
+        return found
+      }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
+
+    const disconnect = (profileName: string) =>
+      lockOf(profileName).withPermits(1)(
+        Effect.gen(function*() {
+          const conn = connections.get(profileName)
+          if (conn === undefined) return false
+          connections.delete(profileName)
+          yield* close(conn)
+          return true
+        })
+      )
+
+    /** Cross-document navigations of the page's main frame since the library first saw it. */
+    const navigations = (page: Page) => Effect.sync(() => infos.get(page)?.navigations ?? 0)
+
+    /**
+     * The tab's title as the browser has it. Asked of the browser process, it answers while the page's own
+     * thread is busy (page.title() would queue behind a running snapshot).
+     */
+    const title = (page: Page) =>
+      Effect.promise(async () => {
+        const info = infos.get(page)
+        if (info !== undefined) {
+          try {
+            const { targetInfo } = await info.session.send("Target.getTargetInfo")
+            return targetInfo.title
+          } catch {
+            // fall back to the page
+          }
+        }
+        return page.title().catch(() => "")
+      })
+
+    /** The targetId of a page we handed out (undefined for a page that did not come from page()). */
+    const targetIdOf = (page: Page) => Effect.sync(() => infos.get(page)?.targetId)
+
+    const lastTimings = (profileName: string) =>
+      Effect.sync((): PlaywrightTimings => {
+        const t = timings.get(profileName)
+        return { connectMs: t?.connectMs, lookupMs: t?.lookupMs, connectedAt: t?.connectedAt }
+      })
+
+    /** Whether the library loads (loading it if nobody has yet). */
+    const available = Effect.map(Effect.either(pw), (e) => e._tag === "Right")
+
+    // Closing a connectOverCDP browser closes our connection only: the user's browser and tabs stay.
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...connections.keys()], disconnect, { concurrency: "unbounded", discard: true })
+    )
+
+    /**
+     * Connect the profile's browser now (a no-op when connected), so that observers see a tab from its
+     * first console line. Fails with 501 when the library is absent.
+     */
+    const attach = (profile: string, endpoint: CdpEndpoint) =>
+      Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
+
+    return { page, attach, disconnect, navigations, title, targetIdOf, lastTimings, available, onPage, onContext } as const
+  })
+
+export class PlaywrightSessions extends Effect.Service<PlaywrightSessions>()("svc/PlaywrightSessions", {
+  scoped: makePlaywrightSessions()
+}) {
+  /** The service with explicit options (a loader that fails gives the 501 path). */
+  static readonly layer = (options: PlaywrightOptions): Layer.Layer<PlaywrightSessions> =>
+    Layer.scoped(PlaywrightSessions, Effect.map(makePlaywrightSessions(options), (impl) => PlaywrightSessions.make(impl)))
+}

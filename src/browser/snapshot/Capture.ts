@@ -1,0 +1,61 @@
+import { Effect } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { ConfigStore } from "../../config/ConfigStore.js"
+import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
+import { InternalError } from "../../domain/errors.js"
+import { Cdp } from "../cdp/Cdp.js"
+import { Tabs } from "../pages/Tabs.js"
+
+const DEFAULT_ARIA_LIMIT = 2000
+
+/** Snapshots and screenshots of a tab over CDP: what keeps working without the automation library. */
+export class Capture extends Effect.Service<Capture>()("svc/Capture", {
+  effect: Effect.gen(function*() {
+    const store = yield* ConfigStore
+    const tabs = yield* Tabs
+    const cdp = yield* Cdp
+    const screenshotDir = path.join(store.paths.mediaDir, "browser")
+
+    const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
+      Effect.gen(function*() {
+        const { endpoint, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        const snap = yield* cdp.ariaSnapshot(endpoint, target.targetId, { limit: request.limit ?? DEFAULT_ARIA_LIMIT })
+        return {
+          format: "aria",
+          targetId: target.targetId,
+          url: snap.url,
+          title: snap.title,
+          snapshot: snap.snapshot,
+          nodes: snap.nodes,
+          truncated: snap.truncated
+        } satisfies SnapshotResult
+      })
+
+    /** Capture a PNG and write it under `<state dir>/media/browser/`, owner-only; the path is returned. */
+    const screenshot = (request: { profile?: string | undefined; targetId?: string | undefined; fullPage?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        const { endpoint, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        const shot = yield* cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
+        const stamp = new Date().toISOString().replace(/[:.]/g, "-")
+        const file = path.join(screenshotDir, `screenshot-${stamp}-${crypto.randomBytes(3).toString("hex")}.png`)
+        yield* Effect.tryPromise({
+          try: async () => {
+            await fs.mkdir(screenshotDir, { recursive: true, mode: 0o700 })
+            await fs.writeFile(file, shot.png, { mode: 0o600, flag: "wx" })
+          },
+          catch: (e) => new InternalError({ message: `cannot write the screenshot to ${file}: ${(e as Error).message}` })
+        })
+        return {
+          path: file,
+          targetId: target.targetId,
+          bytes: shot.png.byteLength,
+          width: shot.width,
+          height: shot.height
+        } satisfies ScreenshotResult
+      })
+
+    return { ariaSnapshot, screenshot } as const
+  })
+}) {}
