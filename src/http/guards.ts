@@ -1,4 +1,5 @@
-import * as crypto from "node:crypto"
+import { isLoopbackHostname } from "../platform/loopback.js"
+import { secretEquals } from "../platform/secrets.js"
 
 // Pure request checks shared by every listener: credentials in constant time, loopback Host names
 // (DNS rebinding) and cross-site Origins on mutating requests.
@@ -7,12 +8,6 @@ export interface Credentials {
   readonly token: string | undefined
   readonly password: string | undefined
 }
-
-const digest = (s: string) => crypto.createHash("sha256").update(s, "utf8").digest()
-
-/** Constant-time equality: both sides are hashed first so their lengths never leak through timing. */
-export const secretEquals = (given: string, expected: string): boolean =>
-  crypto.timingSafeEqual(digest(given), digest(expected))
 
 export type AuthOutcome = { readonly ok: true } | { readonly ok: false; readonly message: string }
 
@@ -50,8 +45,6 @@ export const checkCredentials = (
   }
 }
 
-const LOOPBACK_HOSTNAMES = new Set(["127.0.0.1", "localhost", "[::1]", "::1"])
-
 /** The hostname of a Host header (`name[:port]`, `[v6]:port`), lower-cased. */
 export const hostnameOf = (host: string): string => {
   const h = host.trim().toLowerCase()
@@ -62,9 +55,6 @@ export const hostnameOf = (host: string): string => {
   const colon = h.lastIndexOf(":")
   return colon < 0 ? h : h.slice(0, colon)
 }
-
-export const isLoopbackHostname = (hostname: string): boolean =>
-  LOOPBACK_HOSTNAMES.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith(".localhost")
 
 export const checkHost = (host: string | undefined): AuthOutcome =>
   host !== undefined && isLoopbackHostname(hostnameOf(host))

@@ -3,16 +3,12 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
 import type { WebhookAnswer } from "./channel/Channel.js"
-import { isLoopbackHostname, secretEquals } from "../http/guards.js"
+import { isLoopbackAddress } from "../platform/loopback.js"
+import { secretEquals } from "../platform/secrets.js"
 
 export const WEBHOOK_MAX_BYTES = 1024 * 1024
 
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-real-ip", "forwarded", "x-forwarded-host"] as const
-
-const isLoopbackAddress = (address: string): boolean => {
-  const a = address.replace(/^::ffff:/, "")
-  return a === "::1" || isLoopbackHostname(a)
-}
 
 /** The client a forwarding header names (first hop), if any. */
 const forwardedClient = (headers: Readonly<Record<string, string | undefined>>): string | undefined => {

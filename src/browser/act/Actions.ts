@@ -2,6 +2,7 @@ import { Clock, Data, Effect, Either } from "effect"
 import type { JSHandle, Locator, Page } from "playwright-core"
 import { BrowserUnavailable, Conflict, InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
 import { pngSize } from "../cdp/Cdp.js"
+import { parseUserUrl, type UrlProblem } from "../../platform/url.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
 // by a short timeout, and states that waiting will not fix (hidden, covered, disabled, gone) are answered
@@ -454,56 +455,35 @@ export const describeActionError = (
 // ---------------------------------------------------------------------------------------------------------
 // Checking input
 
-const SCHEMES = new Set(["http", "https", "about", "data"])
-const LOOPBACK = /^(localhost|.*\.localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])$/i
-const HOST = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}-]{2,}\.?$|^\d{1,3}(?:\.\d{1,3}){3}$|^\[[0-9a-f:.]+\]$/iu
 const EXAMPLE = "e.g. `svc browser navigate https://example.com`"
 
-const invalidUrl = (message: string) => Either.left(new InvalidRequest({ message: `navigate: ${message}` }))
+const navigateProblem = (raw: string, problem: UrlProblem): string => {
+  switch (problem.kind) {
+    case "empty":
+      return `give a URL, ${EXAMPLE}`
+    case "not-a-url":
+      return `${JSON.stringify(raw.trim())} is not a URL; give a full URL, ${EXAMPLE}`
+    case "no-host":
+      return `${JSON.stringify(raw.trim())} has no host, ${EXAMPLE}`
+    case "about-page":
+      return `of the about: pages only about:blank can be opened (the others are browser settings), ${EXAMPLE}`
+    case "scheme": {
+      const why = problem.scheme === "javascript"
+        ? "javascript: URLs are not opened; run code with `svc browser evaluate --fn`"
+        : problem.scheme === "file"
+        ? "file: URLs are refused (local files stay outside the browser); serve the file over http"
+        : `${problem.scheme}: URLs cannot be opened; only http, https, about:blank and data: URLs can`
+      return `${why}, ${EXAMPLE}`
+    }
+  }
+}
 
 /**
- * The URL navigate opens: http(s), about:blank and data: URLs as given; a bare host (`example.com/path`,
- * `localhost:3000`) gets https://, or http:// for loopback hosts. Anything else is refused with an example.
+ * The URL navigate opens (see parseUserUrl: web URLs as given, bare hosts get a scheme); file: and other
+ * schemes are refused with an example.
  */
-export const normaliseNavigationUrl = (input: string): Either.Either<string, InvalidRequest> => {
-  const raw = input.trim()
-  if (raw === "") return invalidUrl(`give a URL, ${EXAMPLE}`)
-  const hostPort = /^[^/:?#\s]+:\d+(?:[/?#]|$)/.test(raw)
-  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(raw)?.[1]?.toLowerCase()
-  let candidate: string
-  if (raw.startsWith("//")) {
-    candidate = `https:${raw}`
-  } else if (scheme !== undefined && !hostPort) {
-    if (!SCHEMES.has(scheme)) {
-      const why = scheme === "javascript"
-        ? "javascript: URLs are not opened; run code with `svc browser evaluate --fn`"
-        : scheme === "file"
-        ? "file: URLs are refused (local files stay outside the browser); serve the file over http"
-        : `${scheme}: URLs cannot be opened; only http, https, about:blank and data: URLs can`
-      return invalidUrl(`${why}, ${EXAMPLE}`)
-    }
-    if (scheme === "about" && raw.toLowerCase() !== "about:blank") {
-      return invalidUrl(`of the about: pages only about:blank can be opened (the others are browser settings), ${EXAMPLE}`)
-    }
-    candidate = raw
-  } else {
-    const host = raw.split(/[/?#]/)[0]!.replace(/:\d+$/, "")
-    if (!LOOPBACK.test(host) && !HOST.test(host)) {
-      return invalidUrl(`${JSON.stringify(raw)} is not a URL; give a full URL, ${EXAMPLE}`)
-    }
-    candidate = `${LOOPBACK.test(host) ? "http" : "https"}://${raw}`
-  }
-  let url: URL
-  try {
-    url = new URL(candidate)
-  } catch {
-    return invalidUrl(`${JSON.stringify(raw)} is not a valid URL, ${EXAMPLE}`)
-  }
-  if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname === "") {
-    return invalidUrl(`${JSON.stringify(raw)} has no host, ${EXAMPLE}`)
-  }
-  return Either.right(url.href)
-}
+export const normaliseNavigationUrl = (input: string): Either.Either<string, InvalidRequest> =>
+  Either.mapLeft(parseUserUrl(input), (problem) => new InvalidRequest({ message: `navigate: ${navigateProblem(input, problem)}` }))
 
 /** Viewport dimensions in CSS pixels, whole numbers from 100 to 10000. */
 export const checkViewport = (width: number, height: number): Either.Either<{ width: number; height: number }, InvalidRequest> => {

@@ -1,7 +1,9 @@
 import CDP from "chrome-remote-interface"
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js"
-import { Data, Duration, Effect, Layer, RcMap, Schedule, Scope } from "effect"
+import { Data, Duration, Effect, Either, Layer, RcMap, Schedule, Scope } from "effect"
 import { BrowserUnavailable, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { isLocalHostname } from "../../platform/loopback.js"
+import { parseUserUrl, type UrlProblem } from "../../platform/url.js"
 import {
   type AxNode,
   type AxTree,
@@ -147,9 +149,6 @@ const describeError = (e: unknown): string => {
 // ---------------------------------------------------------------------------------------------------------
 // Endpoint URLs
 
-const isLoopbackHost = (host: string) =>
-  host === "localhost" || host === "0.0.0.0" || host === "[::]" || host === "[::1]" || host.startsWith("127.")
-
 const parseEndpoint = (ep: CdpEndpoint): Effect.Effect<URL, BrowserUnavailable> => {
   try {
     const u = new URL(ep.url)
@@ -179,7 +178,7 @@ const jsonUrl = (base: URL, path: string): URL => {
 export const rewriteWebSocketUrl = (endpointUrl: string, advertised: string): string => {
   const base = new URL(endpointUrl)
   const ws = new URL(advertised)
-  if (isLoopbackHost(ws.hostname) && !isLoopbackHost(base.hostname)) {
+  if (isLocalHostname(ws.hostname) && !isLocalHostname(base.hostname)) {
     ws.hostname = base.hostname
     ws.port = base.port
     ws.protocol = base.protocol === "https:" ? "wss:" : "ws:"
@@ -466,46 +465,34 @@ const toTarget = (t: { targetId: string; title: string; url: string; type: strin
 // Tab URLs
 
 const TAB_URL_HELP =
-  "use an absolute URL such as https://example.com/page (http:, https:, about: and data: URLs open; a bare host like example.com becomes https://example.com)"
+  "use an absolute URL such as https://example.com/page (http:, https:, about:blank and data: URLs open; a bare host like example.com becomes https://example.com)"
 
-const BARE_HOST =
-  /^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z][a-z0-9-]*)(?::\d{1,5})?(?:[/?#].*)?$/i
-
-/**
- * The URL a new tab should open, or why not. A bare host is taken as https (http for localhost and loopback
- * addresses); file: is accepted only when `allowFile` (the managed browser reads the gateway host's files).
- */
-export const normaliseTabUrl = (raw: string, options: { readonly allowFile?: boolean } = {}): string | InvalidRequest => {
-  const s = raw.trim()
-  const invalid = (why: string) => new InvalidRequest({ message: `${why}; ${TAB_URL_HELP}` })
-  if (s === "") return invalid("the URL is empty")
-  let candidate = s
-  if (BARE_HOST.test(s) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
-    const host = s.replace(/[:/?#].*$/, "").replace(/^\[.*$/, "[")
-    const loopback = host === "localhost" || host.startsWith("127.") || s.startsWith("[::1]")
-    candidate = `${loopback ? "http" : "https"}://${s}`
-  }
-  let u: URL
-  try {
-    u = new URL(candidate)
-  } catch {
-    return invalid(`${JSON.stringify(raw)} is not a URL`)
-  }
-  switch (u.protocol) {
-    case "http:":
-    case "https:":
-      if (u.hostname === "") return invalid(`${JSON.stringify(raw)} has no host`)
-      return u.href
-    case "about:":
-    case "data:":
-      return u.href
-    case "file:":
-      if (options.allowFile === true) return u.href
-      return invalid(`file: URLs open only in the managed browser`)
-    default:
-      return invalid(`${JSON.stringify(u.protocol.slice(0, -1))} URLs cannot be opened in a tab`)
+const tabProblem = (raw: string, problem: UrlProblem): string => {
+  switch (problem.kind) {
+    case "empty":
+      return "the URL is empty"
+    case "not-a-url":
+      return `${JSON.stringify(raw)} is not a URL`
+    case "no-host":
+      return `${JSON.stringify(raw)} has no host`
+    case "about-page":
+      return "of the about: pages only about:blank opens (the others are browser settings)"
+    case "scheme":
+      return problem.scheme === "file"
+        ? "file: URLs open only in the managed browser"
+        : `${JSON.stringify(problem.scheme)} URLs cannot be opened in a tab`
   }
 }
+
+/**
+ * The URL a new tab should open, or why not (see parseUserUrl); file: is accepted only when `allowFile`
+ * (the managed browser reads the gateway host's files).
+ */
+export const normaliseTabUrl = (raw: string, options: { readonly allowFile?: boolean } = {}): string | InvalidRequest =>
+  Either.match(parseUserUrl(raw, options), {
+    onLeft: (problem) => new InvalidRequest({ message: `${tabProblem(raw, problem)}; ${TAB_URL_HELP}` }),
+    onRight: (url) => url
+  })
 
 // ---------------------------------------------------------------------------------------------------------
 // PNG

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { checkCredentials, checkHost, checkOrigin, secretEquals } from "../../../src/http/guards.js"
+import { checkCredentials, checkHost, checkOrigin } from "../../../src/http/guards.js"
+import { secretEquals } from "../../../src/platform/secrets.js"
 
 const token = "t0k3n-abcdefghijklmnopqrstuvwxyz"
 const password = "correct horse battery"
