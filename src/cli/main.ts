@@ -9,6 +9,7 @@ import { pairingCommand } from "./commands/pairing.js"
 import { statusCommand } from "./commands/status.js"
 import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { describeCliError } from "./errors.js"
+import { VERSION } from "../version.js"
 
 const gatewayRun = Command.make(
   "run",
@@ -35,7 +36,6 @@ export const svcCommand = Command.make("svc").pipe(
   Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand])
 )
 
-export const VERSION = "0.1.0"
 
 const app = Command.run(svcCommand, { name: "svc", version: VERSION })
 

@@ -29,7 +29,7 @@ import { ControlHandlersLive } from "../http/ControlHandlers.js"
 import type { Credentials } from "../http/guards.js"
 import { isLoopbackHostname } from "../platform/loopback.js"
 import { guard } from "../http/middleware.js"
-import { VERSION } from "../cli/main.js"
+import { VERSION } from "../version.js"
 import { type ChannelsApi, makeChannels, MsgbridgeChannels } from "../msgbridge/channel/Channels.js"
 
 /** What the browser services stand on: the outside world (executables, processes, CDP, the trash). */
