@@ -135,3 +135,6 @@ export const DEFAULT_COLOR = "#FF6A00"
 export const MANAGED_PORT_RANGE = { from: 18800, to: 18899 } as const
 export const BUILTIN_MANAGED = "svc"
 export const BUILTIN_RELAY = "relay"
+
+/** The profile a request without one uses: browser.defaultProfile, else the extension relay. */
+export const defaultProfileName = (config: SvcConfig): string => config.browser?.defaultProfile ?? BUILTIN_RELAY

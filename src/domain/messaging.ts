@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 
-// The messaging routes of the control API (`svc message …`, `svc status`), transport-neutral.
+// The messaging routes of the control API (`svc message …`), transport-neutral.
 
 const NonEmpty = (what: string) =>
   Schema.String.pipe(Schema.minLength(1), Schema.annotations({ message: () => `${what} must not be empty` }))
@@ -40,11 +40,3 @@ export type MessageActionRequest = typeof MessageActionRequest.Type
 
 /** What an action did: always `action` and `ok`; sends add messageGuid / messageId / chatGuid. */
 export const MessageActionResult = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
-export const StatusQuery = Schema.Struct({
-  /** "true": ask each bridge server now (ping, server info, which actions are on and why not). */
-  deep: Schema.optionalWith(Schema.Literal("true", "false"), { exact: true })
-})
-
-/** The gateway's state: loose on purpose (a diagnostic document that grows with the gateway). */
-export const StatusResult = Schema.Record({ key: Schema.String, value: Schema.Unknown })

@@ -1,5 +1,6 @@
 import { ConfigProvider, Console, Context, Effect, Either, Layer } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
+import { defaultProfileName } from "../config/SvcConfig.js"
 import { GatewayRunError, type GatewayRunOptions } from "./GatewayRunner.js"
 import { BridgeHttpClientLive } from "../msgbridge/bridge/transport.js"
 import { EchoAgent } from "../agent/EchoAgent.js"
@@ -8,7 +9,8 @@ import { webhookHandler } from "../msgbridge/webhook.js"
 import { resolveAccounts } from "../msgbridge/channel/Accounts.js"
 import { makeChannel } from "../msgbridge/channel/Channel.js"
 import { makeChannels } from "../msgbridge/channel/Channels.js"
-import { BrowserServicesLive, ControlServerLive, GatewayServerLive } from "./layers.js"
+import { BrowserServicesLive } from "../browser/layer.js"
+import { ControlServerLive, GatewayServerLive } from "./layers.js"
 
 const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
   const err = e as { _tag?: string; message?: string; cause?: { code?: string; message?: string } }
@@ -63,7 +65,7 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   )
   yield* Console.log(
     `svc gateway ready in ${Math.round(performance.now() - t0)} ms: gateway ${bind}:${ports.gateway}, ` +
-      `control 127.0.0.1:${ports.control}, default browser profile ${config.browser?.defaultProfile ?? "relay"}` +
+      `control 127.0.0.1:${ports.control}, default browser profile ${defaultProfileName(config)}` +
       (webhooks.length > 0 ? `, msgbridge webhook${webhooks.length > 1 ? "s" : ""} ${webhooks.map((w) => w.path).join(" ")}` : "")
   )
   if (options.startBrowser) {

@@ -7,7 +7,7 @@ import { type AutomationAvailability, probeAutomation } from "../pages/Automatio
 import { Cdp, type CdpEndpoint } from "../cdp/Cdp.js"
 import { ChromeLauncher, defaultHeadless, defaultNoSandbox, type LaunchedBrowser } from "./ChromeLauncher.js"
 import { ChromeLocator, type LocatedBrowser } from "./ChromeLocator.js"
-import { Profiles, type ResolvedProfile } from "./Profiles.js"
+import { profileInfo, Profiles, type ResolvedProfile } from "./Profiles.js"
 
 interface Running {
   readonly launched: LaunchedBrowser
@@ -256,12 +256,23 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       })
     )
 
+    /** Forget a user profile, stop its browser, and move its data dir to the trash. */
     const deleteProfile = (name: string) =>
       Effect.gen(function*() {
         const profile = yield* profiles.forget(name)
         yield* stopProfile(profile.name)
-        return profile
+        const trashedTo = yield* profiles.discardData(profile)
+        return { name: profile.name, deleted: true, trashedTo }
       })
+
+    const runningProfiles = Effect.map(SynchronizedRef.get(running), (m) => new Set(m.keys()))
+
+    /** Every profile, and whether its browser is running. */
+    const listProfiles = Effect.gen(function*() {
+      const names = yield* runningProfiles
+      const all = yield* profiles.list
+      return { profiles: all.map((p) => profileInfo(p, names.has(p.name))) }
+    })
 
     return {
       automation,
@@ -272,7 +283,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       currentTab,
       setCurrentTab,
       deleteProfile,
-      runningProfiles: Effect.map(SynchronizedRef.get(running), (m) => new Set(m.keys()))
+      listProfiles,
+      runningProfiles
     } as const
   })
 }) {}

@@ -1,15 +1,18 @@
 import { Effect } from "effect"
 import * as net from "node:net"
+import * as fs from "node:fs"
 import { ConfigStore } from "../../config/ConfigStore.js"
+import { Trash } from "./Trash.js"
 import {
   BUILTIN_MANAGED,
   BUILTIN_RELAY,
   type BrowserProfileConfig,
   DEFAULT_COLOR,
+  defaultProfileName,
   MANAGED_PORT_RANGE,
   type SvcConfig
 } from "../../config/SvcConfig.js"
-import type { ProfileDriver } from "../../domain/browser.js"
+import type { ProfileDriver, ProfileInfo } from "../../domain/browser.js"
 import { InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
 
 /** A profile as configured: how to reach its browser, and how it looks. */
@@ -27,6 +30,19 @@ export interface ResolvedProfile {
   /** Managed only. */
   readonly userDataDir: string | null
 }
+
+/** A profile as the API shows it. */
+export const profileInfo = (p: ResolvedProfile, running: boolean): ProfileInfo => ({
+  name: p.name,
+  driver: p.driver,
+  builtIn: p.builtIn,
+  isDefault: p.isDefault,
+  cdpPort: p.cdpPort,
+  cdpUrl: p.cdpUrl,
+  attachOnly: p.attachOnly,
+  color: p.color,
+  running
+})
 
 const FORBIDDEN_PORT = 9222 // the port every other tool and tutorial uses; never ours
 
@@ -57,9 +73,10 @@ const portAnswers = (port: number) =>
 export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
   effect: Effect.gen(function*() {
     const store = yield* ConfigStore
+    const trash = yield* Trash
     const relayUrl = `http://127.0.0.1:${store.ports.relay}`
 
-    const defaultName = (config: SvcConfig) => config.browser?.defaultProfile ?? BUILTIN_RELAY
+    const defaultName = defaultProfileName
 
     const build = (config: SvcConfig, name: string): ResolvedProfile | undefined => {
       const entry: BrowserProfileConfig | undefined = config.browser?.profiles?.[name]
@@ -186,7 +203,15 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
         return profile
       })
 
-    return { list, resolve, ensurePort, create, forget } as const
+    /** A managed profile's data dir goes to the trash (answers where), once its browser has stopped. */
+    const discardData = (profile: ResolvedProfile): Effect.Effect<string | null, InternalError> => {
+      const dir = profile.driver === "managed" ? store.paths.profileDir(profile.name) : undefined
+      return dir !== undefined && fs.existsSync(dir)
+        ? trash.moveToTrash(dir, { stateDir: store.paths.stateDir })
+        : Effect.succeed(null)
+    }
+
+    return { list, resolve, ensurePort, create, forget, discardData } as const
   }),
   dependencies: []
 }) {}

@@ -98,7 +98,7 @@ export const statusCommand = Command.make(
   (args) =>
     callControl(
       { profile: Option.none(), json: args.json },
-      (client) => client.messaging.status({ urlParams: args.deep ? { deep: "true" } : {} }),
+      (client) => client.gateway.status({ urlParams: args.deep ? { deep: "true" } : {} }),
       (s) => renderGatewayStatus(s, args.all)
     )
 ).pipe(Command.withDescription("the running gateway, its browser and its messaging accounts"))

@@ -8,7 +8,7 @@ import { BrowserManager } from "../../../src/browser/launch/BrowserManager.js"
 import { Capture } from "../../../src/browser/snapshot/Capture.js"
 import { Tabs } from "../../../src/browser/pages/Tabs.js"
 import { ConfigStore } from "../../../src/config/ConfigStore.js"
-import { browserServices } from "../../../src/gateway/layers.js"
+import { browserServices } from "../../../src/browser/layer.js"
 import { makeFakeWorld } from "../../support/fakeBrowser.js"
 
 // The gateway's own browser logic over fake leaves: one launch per profile however many ask at once,

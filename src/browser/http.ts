@@ -1,65 +1,30 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { ControlApi } from "../api/ControlApi.js"
-import { BrowserManager } from "../browser/launch/BrowserManager.js"
-import { Automate } from "../browser/act/Automate.js"
-import { Capture } from "../browser/snapshot/Capture.js"
-import { Inspector } from "../browser/inspect/Inspector.js"
-import { Profiles, type ResolvedProfile } from "../browser/launch/Profiles.js"
-import { Tabs } from "../browser/pages/Tabs.js"
-import type { ProfileInfo } from "../domain/browser.js"
-import { Trash } from "../browser/launch/Trash.js"
-import { ConfigStore } from "../config/ConfigStore.js"
-import { InternalError } from "../domain/errors.js"
-import * as fs from "node:fs"
-import { MessagingHandlers } from "./MessagingHandlers.js"
+import { Automate } from "./act/Automate.js"
+import { BrowserApi } from "./api.js"
+import { Inspector } from "./inspect/Inspector.js"
+import { BrowserManager } from "./launch/BrowserManager.js"
+import { profileInfo, Profiles } from "./launch/Profiles.js"
+import { Tabs } from "./pages/Tabs.js"
+import { Capture } from "./snapshot/Capture.js"
 
-// Thin handlers: decode (done by the API schema), call one service, encode.
+// Thin handlers of the browser's routes: decode (done by the API schema), call one service, encode.
 
-const info = (p: ResolvedProfile, running: boolean): ProfileInfo => ({
-  name: p.name,
-  driver: p.driver,
-  builtIn: p.builtIn,
-  isDefault: p.isDefault,
-  cdpPort: p.cdpPort,
-  cdpUrl: p.cdpUrl,
-  attachOnly: p.attachOnly,
-  color: p.color,
-  running
-})
-
-const BrowserHandlers = HttpApiBuilder.group(ControlApi, "browser", (handlers) =>
+const BrowserHandlers = HttpApiBuilder.group(BrowserApi, "browser", (handlers) =>
   Effect.gen(function*() {
     const browsers = yield* BrowserManager
     const profiles = yield* Profiles
-    const trash = yield* Trash
-    const store = yield* ConfigStore
     return handlers
       .handle("status", ({ urlParams }) => browsers.status(urlParams.profile))
       .handle("start", ({ urlParams }) => browsers.start(urlParams.profile))
       .handle("stop", ({ urlParams }) => browsers.stop(urlParams.profile))
-      .handle("profiles", () =>
-        Effect.gen(function*() {
-          const running = yield* browsers.runningProfiles
-          const all = yield* profiles.list
-          return { profiles: all.map((p) => info(p, running.has(p.name))) }
-        }))
-      .handle("createProfile", ({ payload }) => Effect.map(profiles.create(payload), (p) => info(p, false)))
-      .handle("deleteProfile", ({ path }) =>
-        Effect.gen(function*() {
-          const profile = yield* browsers.deleteProfile(path.name)
-          const dir = profile.driver === "managed" ? store.paths.profileDir(profile.name) : undefined
-          const trashedTo = dir !== undefined && fs.existsSync(dir)
-            ? yield* trash.moveToTrash(dir, { stateDir: store.paths.stateDir }).pipe(
-              Effect.mapError((e) => new InternalError({ message: e.message }))
-            )
-            : null
-          return { name: profile.name, deleted: true, trashedTo }
-        }))
+      .handle("profiles", () => browsers.listProfiles)
+      .handle("createProfile", ({ payload }) => Effect.map(profiles.create(payload), (p) => profileInfo(p, false)))
+      .handle("deleteProfile", ({ path }) => browsers.deleteProfile(path.name))
   })
 )
 
-const TabsHandlers = HttpApiBuilder.group(ControlApi, "tabs", (handlers) =>
+const TabsHandlers = HttpApiBuilder.group(BrowserApi, "tabs", (handlers) =>
   Effect.gen(function*() {
     const tabs = yield* Tabs
     return handlers
@@ -70,7 +35,7 @@ const TabsHandlers = HttpApiBuilder.group(ControlApi, "tabs", (handlers) =>
   })
 )
 
-const InspectHandlers = HttpApiBuilder.group(ControlApi, "inspect", (handlers) =>
+const InspectHandlers = HttpApiBuilder.group(BrowserApi, "inspect", (handlers) =>
   Effect.gen(function*() {
     const capture = yield* Capture
     const automate = yield* Automate
@@ -84,7 +49,7 @@ const InspectHandlers = HttpApiBuilder.group(ControlApi, "inspect", (handlers) =
   })
 )
 
-const ActHandlers = HttpApiBuilder.group(ControlApi, "act", (handlers) =>
+const ActHandlers = HttpApiBuilder.group(BrowserApi, "act", (handlers) =>
   Effect.gen(function*() {
     const automate = yield* Automate
     return handlers
@@ -93,8 +58,7 @@ const ActHandlers = HttpApiBuilder.group(ControlApi, "act", (handlers) =>
       .handle("highlight", ({ payload, urlParams }) => automate.highlight(urlParams.profile, payload))
   })
 )
-
-const ObserveHandlers = HttpApiBuilder.group(ControlApi, "observe", (handlers) =>
+const ObserveHandlers = HttpApiBuilder.group(BrowserApi, "observe", (handlers) =>
   Effect.gen(function*() {
     const inspector = yield* Inspector
     return handlers
@@ -108,7 +72,7 @@ const ObserveHandlers = HttpApiBuilder.group(ControlApi, "observe", (handlers) =
   })
 )
 
-const FilesHandlers = HttpApiBuilder.group(ControlApi, "files", (handlers) =>
+const FilesHandlers = HttpApiBuilder.group(BrowserApi, "files", (handlers) =>
   Effect.gen(function*() {
     const inspector = yield* Inspector
     return handlers
@@ -118,7 +82,7 @@ const FilesHandlers = HttpApiBuilder.group(ControlApi, "files", (handlers) =>
   })
 )
 
-const StateHandlers = HttpApiBuilder.group(ControlApi, "state", (handlers) =>
+const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
   Effect.gen(function*() {
     const inspector = yield* Inspector
     return handlers
@@ -140,13 +104,13 @@ const StateHandlers = HttpApiBuilder.group(ControlApi, "state", (handlers) =>
   })
 )
 
-export const ControlHandlersLive = Layer.mergeAll(
+/** Every browser route's handlers. */
+export const BrowserHttpLive = Layer.mergeAll(
   BrowserHandlers,
   TabsHandlers,
   InspectHandlers,
   ActHandlers,
   ObserveHandlers,
   FilesHandlers,
-  StateHandlers,
-  MessagingHandlers
+  StateHandlers
 )

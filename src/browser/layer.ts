@@ -1,0 +1,52 @@
+import { Layer } from "effect"
+import { Actions } from "./act/Actions.js"
+import { Automate } from "./act/Automate.js"
+import { BrowserManager } from "./launch/BrowserManager.js"
+import { BrowserState } from "./inspect/BrowserState.js"
+import { Capture } from "./snapshot/Capture.js"
+import { Cdp } from "./cdp/Cdp.js"
+import { ChromeLauncher } from "./launch/ChromeLauncher.js"
+import { ChromeLocator } from "./launch/ChromeLocator.js"
+import { Dialogs } from "./inspect/Dialogs.js"
+import { Emulation } from "./inspect/Emulation.js"
+import { Files } from "./inspect/Files.js"
+import { Inspector } from "./inspect/Inspector.js"
+import { Observe } from "./inspect/Observe.js"
+import { PlaywrightSessions } from "./pages/Playwright.js"
+import { Profiles } from "./launch/Profiles.js"
+import { Refs } from "./act/Refs.js"
+import { SafePaths } from "./inspect/SafePaths.js"
+import { Snapshots } from "./snapshot/Snapshots.js"
+import { TabPages } from "./pages/TabPages.js"
+import { Tabs } from "./pages/Tabs.js"
+import { Trash } from "./launch/Trash.js"
+
+/** What the browser services stand on: the outside world (executables, processes, CDP, the trash). */
+export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default)
+
+/** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
+export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
+  Layer.mergeAll(Automate.Default, Inspector.Default).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Capture.Default,
+        Refs.Default,
+        Snapshots.Default,
+        Actions.Default,
+        TabPages.Default,
+        Observe.Default,
+        Dialogs.Default,
+        Files.Default,
+        BrowserState.Default,
+        Emulation.Default,
+        SafePaths.Default
+      )
+    ),
+    Layer.provideMerge(Tabs.Default),
+    Layer.provideMerge(PlaywrightSessions.Default),
+    Layer.provideMerge(BrowserManager.Default),
+    Layer.provideMerge(Profiles.Default),
+    Layer.provideMerge(leaves)
+  )
+
+export const BrowserServicesLive = browserServices(BrowserLeavesLive)
