@@ -6,7 +6,6 @@ import { Inspector } from "./inspect/Inspector.js"
 import { BrowserManager } from "./launch/BrowserManager.js"
 import { profileInfo, Profiles } from "./launch/Profiles.js"
 import { Tabs } from "./pages/Tabs.js"
-import { Capture } from "./snapshot/Capture.js"
 
 // Thin handlers of the browser's routes: decode (done by the API schema), call one service, encode.
 
@@ -37,14 +36,10 @@ const TabsHandlers = HttpApiBuilder.group(BrowserApi, "tabs", (handlers) =>
 
 const InspectHandlers = HttpApiBuilder.group(BrowserApi, "inspect", (handlers) =>
   Effect.gen(function*() {
-    const capture = yield* Capture
     const automate = yield* Automate
     return handlers
       .handle("snapshot", ({ urlParams }) => automate.snapshot(urlParams))
-      .handle("screenshot", ({ payload, urlParams }) =>
-        payload.ref !== undefined
-          ? automate.elementScreenshot(urlParams.profile, { ref: payload.ref, targetId: payload.targetId })
-          : capture.screenshot({ profile: urlParams.profile, targetId: payload.targetId, fullPage: payload.fullPage }))
+      .handle("screenshot", ({ payload, urlParams }) => automate.screenshot(urlParams.profile, payload))
       .handle("pdf", ({ payload, urlParams }) => automate.pdf(urlParams.profile, payload))
   })
 )

@@ -1,14 +1,13 @@
 import { Effect } from "effect"
-import * as crypto from "node:crypto"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
-import { Forbidden, InternalError, InvalidRequest } from "../../domain/errors.js"
+import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { Capture } from "../snapshot/Capture.js"
 import { Refs } from "./Refs.js"
+import { writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
 
@@ -27,17 +26,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const actions = yield* Actions
     const mediaDir = path.join(store.paths.mediaDir, "browser")
 
-    const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) =>
-      Effect.tryPromise({
-        try: async () => {
-          const stamp = new Date().toISOString().replace(/[:.]/g, "-")
-          const file = path.join(mediaDir, `${prefix}-${stamp}-${crypto.randomBytes(3).toString("hex")}.${ext}`)
-          await fs.mkdir(mediaDir, { recursive: true, mode: 0o700 })
-          await fs.writeFile(file, bytes, { mode: 0o600, flag: "wx" })
-          return file
-        },
-        catch: (e) => new InternalError({ message: `cannot write a file under ${mediaDir}: ${(e as Error).message}` })
-      })
+    const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
 
     const { pageOf } = yield* TabPages
 
@@ -197,6 +186,15 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })
 
+    /** A PNG of the tab (over CDP, works without the automation library), or of one element by its ref. */
+    const screenshot = (
+      profileName: string | undefined,
+      request: { targetId?: string | undefined; fullPage?: boolean | undefined; ref?: string | undefined }
+    ) =>
+      request.ref !== undefined
+        ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId })
+        : capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage })
+
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
       Effect.gen(function*() {
         const { page, target } = yield* pageOf(profileName, request.targetId)
@@ -205,6 +203,6 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })
 
-    return { snapshot, navigate, act, highlight, elementScreenshot, pdf } as const
+    return { snapshot, navigate, act, highlight, screenshot, elementScreenshot, pdf } as const
   })
 }) {}

@@ -1,12 +1,10 @@
 import { Effect } from "effect"
-import * as crypto from "node:crypto"
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
-import { InternalError } from "../../domain/errors.js"
 import { Cdp } from "../cdp/Cdp.js"
 import { Tabs } from "../pages/Tabs.js"
+import { writeMediaFile } from "./mediaFiles.js"
 
 const DEFAULT_ARIA_LIMIT = 2000
 
@@ -38,15 +36,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
       Effect.gen(function*() {
         const { endpoint, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
         const shot = yield* cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
-        const stamp = new Date().toISOString().replace(/[:.]/g, "-")
-        const file = path.join(screenshotDir, `screenshot-${stamp}-${crypto.randomBytes(3).toString("hex")}.png`)
-        yield* Effect.tryPromise({
-          try: async () => {
-            await fs.mkdir(screenshotDir, { recursive: true, mode: 0o700 })
-            await fs.writeFile(file, shot.png, { mode: 0o600, flag: "wx" })
-          },
-          catch: (e) => new InternalError({ message: `cannot write the screenshot to ${file}: ${(e as Error).message}` })
-        })
+        const file = yield* writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
         return {
           path: file,
           targetId: target.targetId,
