@@ -49,7 +49,6 @@ const NOT_SPLIT_YET = new Set([
   "browser/act/Actions.ts",
   "browser/cdp/Cdp.ts",
   "browser/inspect/Observe.ts",
-  "browser/snapshot/Snapshots.ts",
   "msgbridge/bridge/BridgeClient.ts"
 ])
 
