@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { BrowserContext, Dialog, Page } from "playwright-core"
 import { Conflict } from "../../domain/errors.js"
-import { Ring } from "./Observe.js"
+import { Ring } from "./Bounded.js"
 import { makePageRegistry, observeContexts } from "../pages/PageRegistry.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import type { TabRef } from "../act/Refs.js"

@@ -1,17 +1,15 @@
 import { describe, expect, it } from "vitest"
 import { defaultAnswer } from "../../../src/browser/inspect/Dialogs.js"
+import { Ring } from "../../../src/browser/inspect/Bounded.js"
+import { atOrAbove, levelOf, parseLevel } from "../../../src/browser/inspect/ConsoleCapture.js"
+import { requestMatches } from "../../../src/browser/inspect/NetworkCapture.js"
 import {
-  atOrAbove,
   globToRegExp,
   isTextBody,
-  levelOf,
   makeUrlMatcher,
-  parseLevel,
-  requestMatches,
-  Ring,
   truncateText,
   truncationMarker
-} from "../../../src/browser/inspect/Observe.js"
+} from "../../../src/browser/inspect/ResponseBodies.js"
 
 describe("Ring", () => {
   it("keeps the newest items with increasing seq, oldest dropped", () => {

@@ -4,7 +4,7 @@ import type { Page } from "playwright-core"
 import { describe, expect } from "vitest"
 import { PlaywrightSessions } from "../../../src/browser/pages/Playwright.js"
 import { FRESH_SNAPSHOT_HINT, parseRef, Refs, roleKey } from "../../../src/browser/act/Refs.js"
-import { renderAiSnapshot } from "../../../src/browser/snapshot/Snapshots.js"
+import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { Conflict, InvalidRequest } from "../../../src/domain/errors.js"
 
 // Ref parsing and the ref tables over a fake page: which refs resolve, and that every untrustworthy one

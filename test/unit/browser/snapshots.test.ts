@@ -1,14 +1,8 @@
 import { describe, expect, it } from "vitest"
-import {
-  EFFICIENT_DEPTH,
-  EFFICIENT_LIMIT,
-  nameOf,
-  parseLineHead,
-  parseRoleSnapshot,
-  renderAiSnapshot,
-  renderRoleSnapshot,
-  resolveSnapshotOptions
-} from "../../../src/browser/snapshot/Snapshots.js"
+import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
+import { nameOf, parseLineHead } from "../../../src/browser/snapshot/AriaLine.js"
+import { parseRoleSnapshot, renderRoleSnapshot } from "../../../src/browser/snapshot/RoleSnapshot.js"
+import { EFFICIENT_DEPTH, EFFICIENT_LIMIT, resolveSnapshotOptions } from "../../../src/browser/snapshot/SnapshotOptions.js"
 
 // The pure parts of snapshots: line parsing, renumbering, nth, the filters and the character cap.
 // The texts below are what playwright-core 1.65 prints (copied from real runs against Chromium).

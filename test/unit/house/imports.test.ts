@@ -48,8 +48,6 @@ const ALLOWED: ReadonlyArray<{ readonly from: string; readonly to: string; reado
 const NOT_SPLIT_YET = new Set([
   "browser/act/Actions.ts",
   "browser/cdp/Cdp.ts",
-  "browser/inspect/Observe.ts",
-  "browser/snapshot/Snapshots.ts",
   "msgbridge/bridge/BridgeClient.ts"
 ])
 

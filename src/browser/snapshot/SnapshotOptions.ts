@@ -1,0 +1,69 @@
+// What a snapshot request asks for, and how its options resolve: any role option makes a role snapshot,
+// `efficient` fills in a cap, a depth and the filters, and the cap and depth are clamped to sane numbers.
+
+export interface SnapshotOptions {
+  /** ai (default): playwright's AI snapshot with numeric refs; role: lines with e<n> refs. */
+  readonly format?: "ai" | "role" | undefined
+  /** Character cap. Default 80,000 (10,000 with efficient). */
+  readonly limit?: number | undefined
+  /** Role: a flat list of the interactive elements only. */
+  readonly interactive?: boolean | undefined
+  /** Role: drop unnamed structure and branches without refs. */
+  readonly compact?: boolean | undefined
+  /** Role: only nodes this many levels deep or less (top level = 1). */
+  readonly depth?: number | undefined
+  /** Role: snapshot of this element (CSS or playwright selector) instead of the page. */
+  readonly selector?: string | undefined
+  /** Role: snapshot inside this iframe (selector of the iframe element); its refs stay scoped to it. */
+  readonly frame?: string | undefined
+  /** Role: interactive + compact + depth {@link EFFICIENT_DEPTH} + cap {@link EFFICIENT_LIMIT}. */
+  readonly efficient?: boolean | undefined
+  /** Also a viewport screenshot with each visible ref's label drawn on its element. */
+  readonly labels?: boolean | undefined
+  /** Bound on playwright's snapshot call. Default 20 s (with selector or frame: 5 s, which is mostly the wait for it). */
+  readonly timeoutMs?: number | undefined
+}
+
+export const DEFAULT_LIMIT = 80_000
+export const EFFICIENT_LIMIT = 10_000
+/**
+ * Depth of efficient snapshots. Default-mode ARIA trees leave out generic containers, so ten levels of
+ * real structure (landmark, list, item, nested list, form, group, ...) reach the controls of ordinary pages
+ * while the deepest corners of huge ones (comment threads, nested menus) stay out.
+ */
+export const EFFICIENT_DEPTH = 10
+const MAX_LIMIT = 10_000_000
+const DEFAULT_TIMEOUT_MS = 20_000
+const LOCATE_TIMEOUT_MS = 5_000
+
+export interface ResolvedSnapshotOptions {
+  readonly format: "ai" | "role"
+  readonly limit: number
+  readonly interactive: boolean
+  readonly compact: boolean
+  readonly depth: number | undefined
+  readonly selector: string | undefined
+  readonly frame: string | undefined
+  readonly labels: boolean
+  readonly timeoutMs: number
+}
+
+/** Which snapshot a request means: any role option makes a role snapshot; efficient fills in its parts. */
+export const resolveSnapshotOptions = (o: SnapshotOptions): ResolvedSnapshotOptions => {
+  const efficient = o.efficient === true
+  const role = o.format === "role" || efficient || o.interactive === true || o.compact === true ||
+    o.depth !== undefined || o.selector !== undefined || o.frame !== undefined
+  const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(o.limit ?? (efficient ? EFFICIENT_LIMIT : DEFAULT_LIMIT))))
+  const depth = o.depth !== undefined ? Math.max(1, Math.floor(o.depth)) : efficient ? EFFICIENT_DEPTH : undefined
+  return {
+    format: role ? "role" : "ai",
+    limit,
+    interactive: efficient || o.interactive === true,
+    compact: efficient || o.compact === true,
+    depth,
+    selector: o.selector,
+    frame: o.frame,
+    labels: o.labels === true,
+    timeoutMs: o.timeoutMs ?? (o.selector !== undefined || o.frame !== undefined ? LOCATE_TIMEOUT_MS : DEFAULT_TIMEOUT_MS)
+  }
+}
