@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { Locator, Page } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { errorText } from "../pages/promises.js"
 
 // The ref tables of each tab and their fail-fast resolution.
 //
@@ -138,8 +139,6 @@ export interface AiRecord {
 export interface RoleRecord {
   readonly entries: Iterable<readonly [string, RoleRefEntry]>
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
 /** A promise that gives up after ms (a stale ref must fail fast, never wait out an action timeout). */
 const bounded = <A>(what: () => Promise<A>, ms: number) =>

@@ -1,5 +1,5 @@
-// What keeps observing a tab bounded: a ring keeps only the newest entries, long texts are clipped, and a
-// call into the automation library gets a deadline (a page busy or gone must not hang a request).
+// What keeps observing a tab bounded: a ring keeps only the newest entries, and long texts are clipped
+// (deadlines on calls into the automation library are pages/promises.ts's withTimeout).
 
 /** A bounded ring: the newest `capacity` items, each with an increasing sequence number from 1. */
 export class Ring<A> {
@@ -51,19 +51,3 @@ export const MAX_URL_TEXT = 2_000
 
 /** The text, or its first max characters and how many more there were. */
 export const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`)
-
-/** The promise, or a rejection naming what did not finish within ms. */
-export const withTimeout = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
-  new Promise<A>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
-    p.then(
-      (a) => {
-        clearTimeout(timer)
-        resolve(a)
-      },
-      (e: unknown) => {
-        clearTimeout(timer)
-        reject(e)
-      }
-    )
-  })

@@ -80,11 +80,9 @@ export const parseLevel = (level: string): ConsoleLevel | undefined => {
 export const atOrAbove = (entry: { readonly level: ConsoleLevel }, min: ConsoleLevel) =>
   LEVEL_RANK[entry.level] >= LEVEL_RANK[min]
 
-const nowIso = () => new Date().toISOString()
-
 const isoOf = (ms: number) => {
   const d = new Date(ms)
-  return Number.isFinite(d.getTime()) ? d.toISOString() : nowIso()
+  return Number.isFinite(d.getTime()) ? d.toISOString() : new Date().toISOString()
 }
 
 /** Files each console message and page error of the context's pages; returns how to stop listening. */
@@ -99,7 +97,7 @@ export const listenConsole = (context: BrowserContext, logOf: (page: Page) => Co
     try {
       timestamp = isoOf(message.timestamp())
     } catch {
-      timestamp = nowIso()
+      timestamp = new Date().toISOString()
     }
     log.console.push((seq) => ({
       seq,
@@ -123,7 +121,7 @@ export const listenConsole = (context: BrowserContext, logOf: (page: Page) => Co
       name: typeof error.name === "string" && error.name !== "" ? error.name : "Error",
       message: clip(String(error.message), MAX_ENTRY_TEXT),
       stack,
-      timestamp: nowIso()
+      timestamp: new Date().toISOString()
     }))
   }
 

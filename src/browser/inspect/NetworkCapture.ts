@@ -56,8 +56,6 @@ export const requestMatches = (entry: { readonly url: string; readonly method: s
   return entry.url.toLowerCase().includes(f) || entry.method.toLowerCase().includes(f)
 }
 
-const nowIso = () => new Date().toISOString()
-
 /** The page a request belongs to; undefined for a service worker's own requests. */
 const pageOfRequest = (request: Request): Page | undefined => {
   try {
@@ -80,7 +78,7 @@ export const listenNetwork = (context: BrowserContext, logOf: (page: Page) => Ne
       method: request.method(),
       url: request.url(),
       resourceType: request.resourceType(),
-      timestamp: nowIso(),
+      timestamp: new Date().toISOString(),
       startedAt: performance.now(),
       state: "pending",
       status: null,

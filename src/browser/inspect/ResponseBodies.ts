@@ -1,8 +1,9 @@
 import { Effect } from "effect"
 import type { Page, Response } from "playwright-core"
 import { Conflict, InvalidRequest, NotFound } from "../../domain/errors.js"
-import { clip, MAX_URL_TEXT, withTimeout } from "./Bounded.js"
+import { clip, MAX_URL_TEXT } from "./Bounded.js"
 import { isRedirect, type NetworkLog, type RequestRecord, type ResponseWaiter } from "./NetworkCapture.js"
+import { errorText, withTimeout } from "../pages/promises.js"
 
 // The body of a recent response of a tab, found by a URL glob: the newest one already seen, else the next
 // one within a wait; text as utf8, anything else as base64, cut at a character cap.
@@ -94,8 +95,6 @@ export const isTextBody = (contentType: string | null, body: Uint8Array): boolea
     return false
   }
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
 const readBody = (record: RequestRecord, response: Response, maxChars: number) =>
   Effect.tryPromise({

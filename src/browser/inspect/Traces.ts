@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { BrowserContext, Page } from "playwright-core"
 import { Conflict, InternalError } from "../../domain/errors.js"
-import { withTimeout } from "./Bounded.js"
+import { errorText, withTimeout } from "../pages/promises.js"
 
 // Traces of the automation library: one per profile (the page's browser context), started and stopped
 // through the library and written where the caller says. A trace dies with the connection to the browser.
@@ -22,10 +22,6 @@ export interface TraceFile {
 
 const TRACE_START_MS = 15_000
 const TRACE_STOP_MS = 60_000
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
-
-const nowIso = () => new Date().toISOString()
 
 /** The traces of one Observe service: start, stop and whether one is running, by profile. */
 export const makeTraces = () => {
@@ -50,7 +46,7 @@ export const makeTraces = () => {
       const context = page.context()
       const started: TraceStarted = {
         profile,
-        startedAt: nowIso(),
+        startedAt: new Date().toISOString(),
         screenshots: options.screenshots ?? true,
         snapshots: options.snapshots ?? true
       }

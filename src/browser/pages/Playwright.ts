@@ -4,6 +4,7 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
 import { type CdpEndpoint, redactUrl } from "../cdp/Cdp.js"
+import { errorText, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library
 // connection (connectOverCDP) per profile. Pages are matched to CDP targetIds so the rest of the gateway
@@ -79,23 +80,6 @@ export type PageObserver = (profile: string, page: Page) => void
 
 /** Called once for every browser context of a profile's connection, before the context's pages. */
 export type ContextObserver = (profile: string, context: BrowserContext) => void
-
-const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
-
-const withTimeout = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
-  new Promise<A>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
-    p.then(
-      (a) => {
-        clearTimeout(timer)
-        resolve(a)
-      },
-      (e: unknown) => {
-        clearTimeout(timer)
-        reject(e)
-      }
-    )
-  })
 
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {

@@ -8,6 +8,7 @@ import { frameOrigin, labelsScreenshot } from "./Labels.js"
 import type { RefInfo, SnapshotStats } from "./RenderedSnapshot.js"
 import { parseRoleSnapshot, type RenderedRole, renderRoleSnapshot } from "./RoleSnapshot.js"
 import { type ResolvedSnapshotOptions, resolveSnapshotOptions, type SnapshotOptions } from "./SnapshotOptions.js"
+import { errorText } from "../pages/promises.js"
 
 // AI and role snapshots of a tab through the automation library: ask playwright for the ARIA text, render
 // it (AiSnapshot, RoleSnapshot) while Refs records the refs it hands out, and add a labels screenshot
@@ -23,8 +24,6 @@ export interface SnapshotOutput {
   readonly title: string
   readonly labelsPng?: Uint8Array
 }
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
 type SnapshotError = InvalidRequest | NotFound | BrowserUnavailable
 

@@ -1,0 +1,20 @@
+// Small helpers for calls into the automation library, which speaks promises and multi-line errors.
+
+/** The first line of an error's message (the library appends call logs below it). */
+export const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
+
+/** The promise, or a rejection naming what did not finish within ms. */
+export const withTimeout = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+    p.then(
+      (a) => {
+        clearTimeout(timer)
+        resolve(a)
+      },
+      (e: unknown) => {
+        clearTimeout(timer)
+        reject(e)
+      }
+    )
+  })
