@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type Browser, chromium, type Locator, type Page } from "playwright-core"
-import { type ActionError, Actions, type ActionTarget, HIGHLIGHT_COLOR } from "../../src/browser/act/Actions.js"
+import { Actions, HIGHLIGHT_COLOR } from "../../src/browser/act/Actions.js"
+import type { ActionError } from "../../src/browser/act/messages.js"
+import type { ActionTarget } from "../../src/browser/act/target.js"
 
 // Actions against a real headless Chromium (attached over CDP, as the gateway does) and pages served on
 // loopback. Targets are resolved here with playwright locators; the Refs module is tested on its own.

@@ -3,7 +3,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { CDPSession, Page } from "playwright-core"
 import { InvalidRequest, NotImplemented } from "../../domain/errors.js"
-import { checkViewport } from "../act/Actions.js"
+import { checkViewport } from "../act/inputs.js"
 import { pageCall } from "./PageCall.js"
 import { AUTOMATION_UNAVAILABLE_MESSAGE } from "../pages/Playwright.js"
 

@@ -4,7 +4,10 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Download, FileChooser, Page } from "playwright-core"
 import { BrowserUnavailable, Conflict, InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
-import { type ActionTarget, classifyPlaywrightError, describeActionError, formatDuration, MAX_TIMEOUT_MS } from "../act/Actions.js"
+import { classifyPlaywrightError } from "../act/failures.js"
+import { MAX_TIMEOUT_MS } from "../act/inputs.js"
+import { describeActionError, formatDuration } from "../act/messages.js"
+import type { ActionTarget } from "../act/target.js"
 import { SafePaths } from "./SafePaths.js"
 
 // Downloads saved into the downloads root and uploads read from the uploads root, nowhere else. Every name

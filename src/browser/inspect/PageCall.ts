@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { BrowserUnavailable, Conflict, InternalError } from "../../domain/errors.js"
-import { classifyPlaywrightError, formatDuration } from "../act/Actions.js"
+import { classifyPlaywrightError } from "../act/failures.js"
+import { formatDuration } from "../act/messages.js"
 
 // One call into the automation library that is not an action on a ref (cookies, storage, emulation,
 // download bookkeeping): bounded in time, its failure mapped onto an error the control API declares.

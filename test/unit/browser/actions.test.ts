@@ -1,21 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, TestClock } from "effect"
 import type { Locator, Page } from "playwright-core"
-import {
-  type ActionError,
-  Actions,
-  type ActionTarget,
-  checkTimeout,
-  checkViewport,
-  classifyPlaywrightError,
-  DEFAULT_ACTION_TIMEOUT_MS,
-  describeActionError,
-  formatDuration,
-  normaliseKey,
-  normaliseNavigationUrl,
-  PROBE_MS,
-  urlMatcher
-} from "../../../src/browser/act/Actions.js"
+import { Actions, DEFAULT_ACTION_TIMEOUT_MS } from "../../../src/browser/act/Actions.js"
+import { PROBE_MS } from "../../../src/browser/act/budgets.js"
+import { classifyPlaywrightError } from "../../../src/browser/act/failures.js"
+import { checkTimeout, checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "../../../src/browser/act/inputs.js"
+import { type ActionError, describeActionError, formatDuration } from "../../../src/browser/act/messages.js"
+import type { ActionTarget } from "../../../src/browser/act/target.js"
 
 // Playwright 1.65 errors as they arrive (captured from real calls against Chromium 156): the message, the
 // call log with its ANSI dimming, and the error's name.

@@ -1,0 +1,120 @@
+// Code that runs in the page. Each function is self-contained: playwright sends its source text.
+
+/** Runs the agent's source: an expression, or a function (called with the element when there is a ref). */
+export const runAgentCode = async (element: unknown, source: string): Promise<unknown> => {
+  const value: unknown = (0, eval)(source)
+  return typeof value === "function" ? await (value as (el: unknown) => unknown)(element) : await value
+}
+
+/** The same without an element. */
+export const runAgentCodeOnPage = async (source: string): Promise<unknown> => {
+  const value: unknown = (0, eval)(source)
+  return typeof value === "function" ? await (value as () => unknown)() : await value
+}
+
+/** JSON text of any page value, cut to `limit` characters; DOM nodes, functions and cycles become strings. */
+export const serialiseForAgent = (value: unknown, limit: number): { json?: string; total: number; error?: string } => {
+  const seen = new WeakSet<object>()
+  let json: string | undefined
+  try {
+    json = JSON.stringify(value, function(_key: string, v: unknown) {
+      if (typeof v === "bigint") return `${v}n`
+      if (typeof v === "function") return `[function ${(v as { name?: string }).name || "anonymous"}]`
+      if (typeof v === "symbol") return v.toString()
+      if (typeof v === "number" && !Number.isFinite(v)) return String(v)
+      if (typeof v !== "object" || v === null) return v
+      const node = v as { nodeType?: unknown; nodeName?: unknown; id?: unknown; className?: unknown }
+      if (typeof node.nodeType === "number" && typeof node.nodeName === "string") {
+        if (node.nodeType !== 1) return `[${node.nodeName}]`
+        const id = typeof node.id === "string" && node.id !== "" ? `#${node.id}` : ""
+        const cls = typeof node.className === "string" && node.className.trim() !== ""
+          ? `.${node.className.trim().split(/\s+/).join(".")}`
+          : ""
+        return `<${node.nodeName.toLowerCase()}${id}${cls}>`
+      }
+      if (v === globalThis) return "[Window]"
+      if (v instanceof Map) return Array.from(v.entries())
+      if (v instanceof Set) return Array.from(v.values())
+      if (v instanceof Error) return { name: v.name, message: v.message }
+      if (seen.has(v)) return "[seen above]"
+      seen.add(v)
+      return v
+    })
+  } catch (e) {
+    return { total: 0, error: String(e) }
+  }
+  if (json === undefined) return { total: 0 }
+  return { json: json.length > limit ? json.slice(0, limit) : json, total: json.length }
+}
+
+/** Where an element is in the viewport, in CSS pixels. */
+export interface ElementBox {
+  readonly x: number
+  readonly y: number
+  readonly width: number
+  readonly height: number
+}
+
+// The few DOM shapes the in-page functions touch (the project compiles without the DOM library).
+interface PageRect {
+  readonly left: number
+  readonly top: number
+  readonly width: number
+  readonly height: number
+}
+interface PageNode {
+  setAttribute(name: string, value: string): void
+  readonly style: { cssText: string }
+  remove(): void
+}
+interface PageElement {
+  readonly tagName: string
+  readonly options?: ArrayLike<{ readonly value: string; readonly label: string }>
+  readonly ownerDocument: {
+    readonly defaultView: { readonly scrollX: number; readonly scrollY: number } | null
+    readonly documentElement: { appendChild(node: PageNode): void }
+    querySelectorAll(selector: string): { forEach(f: (node: PageNode) => void): void }
+    createElement(tag: string): PageNode
+  }
+  getBoundingClientRect(): PageRect
+}
+
+/** Draws a bright outline over the element for `ms`, above everything, ignoring the pointer. */
+export const drawOutline = (node: unknown, args: { ms: number; color: string }): ElementBox => {
+  const element = node as PageElement
+  const doc = element.ownerDocument
+  const view = doc.defaultView
+  doc.querySelectorAll("[data-svc-highlight]").forEach((old) => old.remove())
+  const r = element.getBoundingClientRect()
+  const box = doc.createElement("div")
+  box.setAttribute("data-svc-highlight", "")
+  box.setAttribute("aria-hidden", "true")
+  const border = 4
+  box.style.cssText = [
+    "position:absolute",
+    `left:${r.left + (view?.scrollX ?? 0) - border}px`,
+    `top:${r.top + (view?.scrollY ?? 0) - border}px`,
+    `width:${r.width}px`,
+    `height:${r.height}px`,
+    `border:${border}px solid ${args.color}`,
+    "box-sizing:content-box",
+    "border-radius:3px",
+    "background:transparent",
+    "margin:0",
+    "padding:0",
+    "z-index:2147483647",
+    "pointer-events:none"
+  ].join(";")
+  doc.documentElement.appendChild(box)
+  setTimeout(() => box.remove(), args.ms)
+  return { x: r.left, y: r.top, width: r.width, height: r.height }
+}
+
+export const selectOptions = (node: unknown) => {
+  const element = node as PageElement
+  return element.tagName === "SELECT" && element.options !== undefined
+    ? Array.from(element.options).map((o) => ({ value: o.value, label: o.label }))
+    : []
+}
+
+export const tagName = (node: unknown) => (node as PageElement).tagName

@@ -1,0 +1,12 @@
+import type { Locator } from "playwright-core"
+
+// What every action acts on: a ref from a snapshot, already resolved by the Refs module.
+
+/** A snapshot ref resolved to a locator. */
+export interface ActionTarget {
+  readonly locator: Locator
+  /** What the ref points at, for messages: `button "Save"`. */
+  readonly description: string
+  /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
+  readonly ref: string
+}
