@@ -3,7 +3,7 @@ import type { JSHandle, Page } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 import { pngSize } from "../cdp/Cdp.js"
 import { bounded, call, run } from "./budgets.js"
-import { errorText } from "./failures.js"
+import { errorParts } from "./failures.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"
 import {
   drawOutline,
@@ -137,7 +137,7 @@ const gotoSettled = async (page: Page, url: string, timeout: number) => {
   try {
     return await go(timeout)
   } catch (e) {
-    const message = errorText(e).message
+    const message = errorParts(e).message
     if (/net::ERR_/.test(message)) {
       await page.waitForURL((u) => u.protocol === "chrome-error:", { timeout: 1_000, waitUntil: "commit" }).catch(() => undefined)
       throw e

@@ -90,7 +90,8 @@ const timeoutState = (log: ReadonlyArray<string>): Pick<PlaywrightFailure, "kind
   return { ...base, kind: "timeout" }
 }
 
-export const errorText = (error: unknown): { name: string; message: string } => {
+/** The name and whole message of whatever was thrown (an Error or an error-like object). */
+export const errorParts = (error: unknown): { name: string; message: string } => {
   if (error instanceof Error) return { name: error.name, message: error.message }
   if (typeof error === "object" && error !== null && "message" in error) {
     const e = error as { name?: unknown; message?: unknown }
@@ -101,7 +102,7 @@ export const errorText = (error: unknown): { name: string; message: string } => 
 
 /** Reads a playwright error (its message and call log) into the state it describes. */
 export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
-  const { message: raw, name } = errorText(error)
+  const { message: raw, name } = errorParts(error)
   const message = raw.replace(ANSI, "")
   const firstLine = message.split("\n")[0] ?? ""
   const detail = firstLine.replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, "").replace(/^Error: /, "").trim()
