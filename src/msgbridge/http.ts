@@ -3,7 +3,7 @@ import { Effect, Either } from "effect"
 import { BadGateway, Conflict, Forbidden, InvalidRequest, NotFound, PayloadTooLarge } from "../domain/errors.js"
 import { MessagingApi } from "./api.js"
 import type { ActionError } from "./channel/Actions.js"
-import type { BridgeError } from "./bridge/BridgeClient.js"
+import type { BridgeError } from "./bridge/errors.js"
 import { MsgbridgeChannels } from "./channel/Channels.js"
 import type { OutboundError } from "./channel/Outbound.js"
 

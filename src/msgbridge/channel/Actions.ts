@@ -8,13 +8,9 @@
 
 import { Data, Effect, Either, Encoding, Option, ParseResult, Schema } from "effect"
 import * as path from "node:path"
-import {
-  type BridgeClientApi,
-  type BridgeError,
-  osMajor,
-  type Reaction,
-  type ServerInfo
-} from "../bridge/BridgeClient.js"
+import type { BridgeClientApi, Reaction } from "../bridge/calls.js"
+import type { BridgeError } from "../bridge/errors.js"
+import { osMajor, type ServerInfo } from "../bridge/serverInfo.js"
 import { resolveEffectId } from "./Effects.js"
 import { type LocalMediaDenied, type LocalMediaTooLarge, readLocalMedia } from "../media/LocalMedia.js"
 import { normaliseAddress, parseTarget, resolveTarget } from "./Outbound.js"

@@ -50,7 +50,6 @@ const NOT_SPLIT_YET = new Set([
   "browser/cdp/Cdp.ts",
   "browser/inspect/Observe.ts",
   "browser/snapshot/Snapshots.ts",
-  "msgbridge/bridge/BridgeClient.ts"
 ])
 
 const layerOf = (file: string) => {

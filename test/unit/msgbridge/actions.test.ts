@@ -17,7 +17,8 @@ import {
   parseReaction,
   sniffVoiceFormat
 } from "../../../src/msgbridge/channel/Actions.js"
-import { makeBridgeClient, type ServerInfo } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import { makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import type { ServerInfo } from "../../../src/msgbridge/bridge/serverInfo.js"
 import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/store/ShortIds.js"
 import { type FakeBridgeOptions, fakeBridge, type FakeServerInfo } from "../../support/fakeBridge.js"
 
