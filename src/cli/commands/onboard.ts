@@ -9,7 +9,8 @@ import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
 import { DEFAULT_GATEWAY_PORT, type SvcConfig } from "../../config/SvcConfig.js"
 import { isLoopbackHostname } from "../../platform/loopback.js"
 import { DEFAULT_WEBHOOK_PATH } from "../../msgbridge/channel/Accounts.js"
-import { makeBridgeClient, normaliseServerUrl } from "../../msgbridge/bridge/BridgeClient.js"
+import { makeBridgeClient } from "../../msgbridge/bridge/BridgeClient.js"
+import { normaliseServerUrl } from "../../msgbridge/bridge/url.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc onboard`: set up the messaging bridge channel (channels.msgbridge) by questions, or by flags with

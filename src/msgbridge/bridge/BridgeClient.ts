@@ -9,160 +9,23 @@
 
 import { HttpBody, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
-import { Chunk, Clock, Context, Data, Duration, Effect, Either, FiberId, Layer, Option, Ref, Schema, Stream } from "effect"
+import { Chunk, Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schema, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-
-// ---- errors ----
-
-/** Nothing answers at serverUrl (connection refused, DNS failure, reset). Transient. */
-export class BridgeUnreachable extends Data.TaggedError("BridgeUnreachable")<{
-  readonly url: string
-  readonly message: string
-}> {}
-
-/** The call took longer than its timeout. Transient. */
-export class BridgeTimeout extends Data.TaggedError("BridgeTimeout")<{
-  readonly route: string
-  readonly timeoutMs: number
-  readonly message: string
-}> {}
-
-/** 401: the password is wrong. Not transient: fix channels.msgbridge.password. */
-export class BridgeAuthFailed extends Data.TaggedError("BridgeAuthFailed")<{
-  readonly url: string
-  readonly message: string
-}> {}
-
-/** A Private-API route failed (500) or a call needs the Private API that the server reports off. */
-export class BridgeNeedsPrivateApi extends Data.TaggedError("BridgeNeedsPrivateApi")<{
-  readonly route: string
-  readonly message: string
-}> {}
-
-/** Any other non-2xx answer (400, 404, 500 on a plain route, 504 ...). Transient when status >= 500. */
-export class BridgeHttpError extends Data.TaggedError("BridgeHttpError")<{
-  readonly route: string
-  readonly status: number
-  readonly serverMessage: string
-  readonly message: string
-}> {}
-
-/** The answer was not the documented envelope / shape. */
-export class BridgeBadResponse extends Data.TaggedError("BridgeBadResponse")<{
-  readonly route: string
-  readonly message: string
-}> {}
-
-/** An attachment download passed its byte cap; the download was aborted there. */
-export class BridgeTooLarge extends Data.TaggedError("BridgeTooLarge")<{
-  readonly guid: string
-  readonly maxBytes: number
-  readonly message: string
-}> {}
-
-export type BridgeError =
-  | BridgeUnreachable
-  | BridgeTimeout
-  | BridgeAuthFailed
-  | BridgeNeedsPrivateApi
-  | BridgeHttpError
-  | BridgeBadResponse
-  | BridgeTooLarge
-
-/** Worth retrying: connection errors, timeouts, 5xx (including 504). Not 4xx, auth, Private API, shape. */
-export const isTransientBridgeError = (e: BridgeError): boolean =>
-  e._tag === "BridgeUnreachable" || e._tag === "BridgeTimeout" || (e._tag === "BridgeHttpError" && e.status >= 500)
-
-// ---- wire shapes ----
-
-export const BridgeHandle = Schema.Struct({
-  address: Schema.String,
-  service: Schema.optional(Schema.NullOr(Schema.String))
-})
-
-export const BridgeChat = Schema.Struct({
-  guid: Schema.String,
-  style: Schema.optional(Schema.NullOr(Schema.Number)),
-  chatIdentifier: Schema.optional(Schema.NullOr(Schema.String)),
-  displayName: Schema.optional(Schema.NullOr(Schema.String)),
-  originalROWID: Schema.optional(Schema.NullOr(Schema.Number)),
-  participants: Schema.optional(Schema.NullOr(Schema.Array(BridgeHandle)))
-})
-export type BridgeChat = typeof BridgeChat.Type
-
-export const BridgeAttachment = Schema.Struct({
-  guid: Schema.String,
-  mimeType: Schema.optional(Schema.NullOr(Schema.String)),
-  transferName: Schema.optional(Schema.NullOr(Schema.String)),
-  totalBytes: Schema.optional(Schema.NullOr(Schema.Number)),
-  uti: Schema.optional(Schema.NullOr(Schema.String)),
-  width: Schema.optional(Schema.NullOr(Schema.Number)),
-  height: Schema.optional(Schema.NullOr(Schema.Number))
-})
-export type BridgeAttachment = typeof BridgeAttachment.Type
-
-const optStr = Schema.optional(Schema.NullOr(Schema.String))
-const optNum = Schema.optional(Schema.NullOr(Schema.Number))
-
-export const BridgeMessage = Schema.Struct({
-  guid: Schema.String,
-  text: optStr,
-  handle: Schema.optional(Schema.NullOr(BridgeHandle)),
-  isFromMe: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  dateCreated: optNum,
-  attachments: Schema.optional(Schema.NullOr(Schema.Array(BridgeAttachment))),
-  chats: Schema.optional(Schema.NullOr(Schema.Array(BridgeChat))),
-  associatedMessageGuid: optStr,
-  // a reaction name or a number, depending on the server version
-  associatedMessageType: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
-  threadOriginatorGuid: optStr,
-  expressiveSendStyleId: optStr,
-  balloonBundleId: optStr,
-  subject: optStr,
-  error: Schema.optional(Schema.Unknown),
-  itemType: optNum,
-  groupTitle: optStr,
-  dateEdited: optNum,
-  dateRetracted: optNum,
-  partCount: optNum,
-  tempGuid: optStr
-})
-export type BridgeMessage = typeof BridgeMessage.Type
-
-export const ServerInfo = Schema.Struct({
-  os_version: Schema.String,
-  server_version: Schema.optional(Schema.NullOr(Schema.String)),
-  private_api: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  helper_connected: Schema.optionalWith(Schema.Boolean, { default: () => false })
-})
-export type ServerInfo = typeof ServerInfo.Type
-
-/** The Private API is on and its helper connected: effects, typing, reactions ... can work. */
-export const privateApiUsable = (info: ServerInfo): boolean => info.private_api && info.helper_connected
-
-/** Major version of the bridge host's OS ("15.3.1" → 15); undefined when unparseable. */
-export const osMajor = (info: ServerInfo): number | undefined => {
-  const n = Number.parseInt(info.os_version, 10)
-  return Number.isFinite(n) ? n : undefined
-}
-
-const SuccessEnvelope = Schema.Struct({
-  status: Schema.Number,
-  message: Schema.optional(Schema.String),
-  data: Schema.optional(Schema.Unknown)
-})
-const decodeEnvelope = Schema.decodeUnknownEither(SuccessEnvelope)
-const FailureEnvelope = Schema.Struct({
-  status: Schema.optional(Schema.Number),
-  message: Schema.optional(Schema.String),
-  error: Schema.optional(
-    Schema.NullOr(Schema.Struct({ type: Schema.optional(Schema.String), message: Schema.optional(Schema.String) }))
-  )
-})
-
-// ---- the client ----
-
-export type SendMethod = "apple-script" | "private-api"
+import type { BridgeClientApi, SendAttachmentParams, SendTextParams } from "./calls.js"
+import {
+  BridgeAuthFailed,
+  BridgeBadResponse,
+  type BridgeError,
+  BridgeHttpError,
+  BridgeNeedsPrivateApi,
+  BridgeTimeout,
+  BridgeTooLarge,
+  BridgeUnreachable
+} from "./errors.js"
+import { BridgeChat, BridgeMessage, decodeEnvelope, FailureEnvelope } from "./schemas.js"
+import { chooseSendMethod, type SendMethod, ServerInfo } from "./serverInfo.js"
+import { withTimeout } from "./timeout.js"
+import { normaliseServerUrl, redactor } from "./url.js"
 
 export interface BridgeClientOptions {
   /** The bridge server, e.g. "http://mac.local:1234"; without a scheme, http:// is assumed. */
@@ -174,131 +37,6 @@ export interface BridgeClientOptions {
   readonly sendTimeoutMs?: number
   /** How long server info is cached (default 60 s). */
   readonly serverInfoTtlMs?: number
-}
-
-export interface SendTextParams {
-  readonly chatGuid: string
-  readonly message: string
-  /** Explicit method; when absent, chosen by `chooseSendMethod`. */
-  readonly method?: SendMethod
-  /** Unique per send; generated when absent. */
-  readonly tempGuid?: string
-  readonly effectId?: string
-  readonly subject?: string
-  readonly selectedMessageGuid?: string
-  readonly partIndex?: number
-}
-
-export interface SendAttachmentParams {
-  readonly chatGuid: string
-  /** File name the recipient sees. */
-  readonly name: string
-  readonly data: Uint8Array
-  readonly mimeType?: string
-  /** A voice memo (MP3 or CAF). */
-  readonly isAudioMessage?: boolean
-  readonly method?: SendMethod
-  readonly tempGuid?: string
-  readonly selectedMessageGuid?: string
-  readonly partIndex?: number
-}
-
-export interface NewChatParams {
-  readonly addresses: ReadonlyArray<string>
-  readonly message: string
-  readonly tempGuid?: string
-  readonly service?: "iMessage" | "SMS"
-  readonly method?: SendMethod
-}
-
-export interface QueryChatsParams {
-  readonly limit?: number
-  readonly offset?: number
-  /** Default ["participants"]. */
-  readonly with?: ReadonlyArray<string>
-}
-
-export type Reaction = "love" | "like" | "dislike" | "laugh" | "emphasize" | "question"
-
-export interface ReactParams {
-  readonly chatGuid: string
-  readonly selectedMessageGuid: string
-  readonly reaction: Reaction | `-${Reaction}`
-  readonly partIndex?: number
-}
-
-export interface MessagesSinceParams {
-  /** Epoch milliseconds. */
-  readonly after: number
-  readonly limit?: number
-  /** Default ["chat", "chat.participants", "attachment"]. */
-  readonly with?: ReadonlyArray<string>
-}
-
-export interface BridgeClientApi {
-  /** serverUrl normalised (scheme added, no trailing slash, never the password). */
-  readonly baseUrl: string
-  readonly ping: Effect.Effect<void, BridgeError>
-  /** Cached for serverInfoTtlMs. */
-  readonly serverInfo: Effect.Effect<ServerInfo, BridgeError>
-  /** Fetch server info now and refresh the cache. */
-  readonly refreshServerInfo: Effect.Effect<ServerInfo, BridgeError>
-  /** The method a send will use when none is given (see chooseSendMethod). */
-  readonly sendMethodFor: (needsPrivateApi: boolean) => Effect.Effect<SendMethod, BridgeNeedsPrivateApi>
-  readonly sendText: (params: SendTextParams) => Effect.Effect<BridgeMessage, BridgeError>
-  readonly sendAttachment: (params: SendAttachmentParams) => Effect.Effect<BridgeMessage, BridgeError>
-  readonly startTyping: (chatGuid: string) => Effect.Effect<void, BridgeError>
-  /** Best effort: DELETE is unreliable on some server versions, and errors are ignored. */
-  readonly stopTyping: (chatGuid: string) => Effect.Effect<void>
-  readonly markRead: (chatGuid: string) => Effect.Effect<void, BridgeError>
-  readonly newChat: (params: NewChatParams) => Effect.Effect<BridgeChat, BridgeError>
-  readonly queryChats: (params?: QueryChatsParams) => Effect.Effect<ReadonlyArray<BridgeChat>, BridgeError>
-  readonly react: (params: ReactParams) => Effect.Effect<void, BridgeError>
-  readonly edit: (params: {
-    readonly messageGuid: string
-    readonly editedMessage: string
-    readonly backwardsCompatibilityMessage?: string
-    readonly partIndex?: number
-  }) => Effect.Effect<void, BridgeError>
-  readonly unsend: (params: { readonly messageGuid: string; readonly partIndex?: number }) => Effect.Effect<void, BridgeError>
-  readonly renameGroup: (params: { readonly chatGuid: string; readonly displayName: string }) => Effect.Effect<void, BridgeError>
-  readonly setGroupIcon: (params: {
-    readonly chatGuid: string
-    readonly data: Uint8Array
-    readonly name: string
-    readonly mimeType?: string
-  }) => Effect.Effect<void, BridgeError>
-  readonly addParticipant: (params: { readonly chatGuid: string; readonly address: string }) => Effect.Effect<void, BridgeError>
-  readonly removeParticipant: (params: { readonly chatGuid: string; readonly address: string }) => Effect.Effect<void, BridgeError>
-  readonly leaveGroup: (chatGuid: string) => Effect.Effect<void, BridgeError>
-  /** GET message/:guid?with=chats,attachment. */
-  readonly messageByGuid: (guid: string) => Effect.Effect<BridgeMessage, BridgeError>
-  readonly messagesSince: (params: MessagesSinceParams) => Effect.Effect<ReadonlyArray<BridgeMessage>, BridgeError>
-  /**
-   * The attachment's bytes as a stream, failing with BridgeTooLarge as soon as more than maxBytes arrive
-   * (or at once when Content-Length says so); the request is aborted then, nothing is buffered.
-   */
-  readonly downloadAttachment: (guid: string, maxBytes: number) => Stream.Stream<Uint8Array, BridgeError>
-  /** downloadAttachment collected (bounded by maxBytes). */
-  readonly downloadAttachmentBytes: (guid: string, maxBytes: number) => Effect.Effect<Uint8Array, BridgeError>
-}
-
-/**
- * The send-method rule (the bridge needs `method` explicitly):
- * - effects, subjects and replies need `private-api`; when server info says the Private API is off or its
- *   helper is not connected, such a send fails at once with BridgeNeedsPrivateApi (it could not succeed);
- * - otherwise `private-api` when server info says the helper is connected (faster, no AppleScript),
- * - else `apple-script` (also when server info cannot be read).
- */
-export const chooseSendMethod = (needsPrivateApi: boolean, info: ServerInfo | undefined): SendMethod | "unavailable" => {
-  if (needsPrivateApi) return info === undefined || privateApiUsable(info) ? "private-api" : "unavailable"
-  return info !== undefined && privateApiUsable(info) ? "private-api" : "apple-script"
-}
-
-/** "mac.local:1234/" → "http://mac.local:1234". */
-export const normaliseServerUrl = (serverUrl: string): string => {
-  const trimmed = serverUrl.trim().replace(/\/+$/, "")
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`
 }
 
 /** A unique tempGuid for one send. */
@@ -316,34 +54,6 @@ interface Route {
   readonly timeoutMs: number
 }
 
-/**
- * `self`, or `onTimeout()` once it has run `ms` milliseconds (wall clock), `self` then interrupted (which
- * aborts its request). Every bridge call goes through this, so it costs one child fiber and a timer where
- * Effect.timeoutFail races two fibers and merges their state back (measured ~50-80 µs more per call).
- */
-const withTimeout = <A, E, E2>(self: Effect.Effect<A, E>, ms: number, onTimeout: () => E2): Effect.Effect<A, E | E2> =>
-  Effect.flatMap(Effect.fork(self), (child) =>
-    Effect.async<A, E | E2>((resume) => {
-      let settled = false
-      const timer = setTimeout(() => {
-        if (settled) return
-        settled = true
-        child.unsafeInterruptAsFork(FiberId.none)
-        resume(Effect.fail(onTimeout()))
-      }, ms)
-      child.addObserver((exit) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resume(exit)
-      })
-      return Effect.sync(() => {
-        settled = true
-        clearTimeout(timer)
-        child.unsafeInterruptAsFork(FiberId.none)
-      })
-    }))
-
 const enc = encodeURIComponent
 const Unit = Schema.Unknown
 
@@ -356,13 +66,7 @@ export const makeBridgeClient = (options: BridgeClientOptions): Effect.Effect<Br
     const infoTtlMs = options.serverInfoTtlMs ?? DEFAULT_INFO_TTL_MS
 
     /** Never let the password reach a message or a log line. */
-    const redact = (text: string): string => {
-      let out = text.replace(/([?&](?:password|guid|token)=)[^&\s"']*/gi, "$1***")
-      for (const form of new Set([password, enc(password), new URLSearchParams({ p: password }).toString().slice(2)])) {
-        if (form.length > 0) out = out.split(form).join("***")
-      }
-      return out
-    }
+    const redact = redactor(password)
 
     const client = (yield* HttpClient.HttpClient).pipe(
       HttpClient.mapRequest((req) =>

@@ -1,5 +1,7 @@
 import { Effect } from "effect"
-import type { BridgeClientApi, BridgeError, BridgeMessage } from "../bridge/BridgeClient.js"
+import type { BridgeClientApi } from "../bridge/calls.js"
+import type { BridgeError } from "../bridge/errors.js"
+import type { BridgeMessage } from "../bridge/schemas.js"
 
 // The bridge server never retries a webhook: what arrived while the gateway was down is fetched at
 // start-up through the message query, from the persisted cursor. The query starts a little before the

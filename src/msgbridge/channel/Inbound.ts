@@ -1,5 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
-import { type BridgeAttachment, BridgeMessage } from "../bridge/BridgeClient.js"
+import { type BridgeAttachment, BridgeMessage } from "../bridge/schemas.js"
 import { parseChatGuid } from "./Handles.js"
 import { isStickerMessage } from "../media/Media.js"
 

@@ -6,14 +6,11 @@
 
 import { type Chunk, Data, Duration, Effect, Either, Fiber, Option, Schedule, Stream } from "effect"
 import { chunkText, type ChunkMode } from "./Chunking.js"
-import {
-  BridgeClient,
-  type BridgeChat,
-  type BridgeClientApi,
-  type BridgeError,
-  isTransientBridgeError,
-  privateApiUsable
-} from "../bridge/BridgeClient.js"
+import { BridgeClient } from "../bridge/BridgeClient.js"
+import type { BridgeClientApi } from "../bridge/calls.js"
+import { type BridgeError, isTransientBridgeError } from "../bridge/errors.js"
+import type { BridgeChat } from "../bridge/schemas.js"
+import { privateApiUsable } from "../bridge/serverInfo.js"
 
 // ---- errors ----
 

@@ -2,7 +2,9 @@ import { Data, Duration, Effect, Either, Stream } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { BridgeAttachment, BridgeClientApi, BridgeError } from "../bridge/BridgeClient.js"
+import type { BridgeClientApi } from "../bridge/calls.js"
+import type { BridgeError } from "../bridge/errors.js"
+import type { BridgeAttachment } from "../bridge/schemas.js"
 
 // Inbound media: the attachments (and stickers) of an inbound message, streamed from the bridge server into
 // files under the state directory, capped at mediaMaxMb. A file over the cap is skipped, never buffered:

@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Effect, Exit, Layer, Runtime, type Scope } from "effect"
+import { Clock, Context, Data, Effect, Exit, Runtime, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
@@ -298,7 +298,4 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
   })
 
 /** The exactly-once journal of the channel's account. */
-export class Dedupe extends Context.Tag("svc/msgbridge/Dedupe")<Dedupe, DedupeApi>() {
-  static readonly layer = (options: DedupeOptions): Layer.Layer<Dedupe, DedupeStoreError> =>
-    Layer.scoped(Dedupe, makeDedupe(options))
-}
+export class Dedupe extends Context.Tag("svc/msgbridge/Dedupe")<Dedupe, DedupeApi>() {}

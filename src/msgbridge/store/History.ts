@@ -1,4 +1,4 @@
-import { Context, Data, Duration, Effect, Either, Layer, Schema, type Scope } from "effect"
+import { Context, Data, Duration, Effect, Either, Schema, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
@@ -199,7 +199,4 @@ export const makeChatHistory = (
   })
 
 /** The chat history of the channel's account. */
-export class ChatHistory extends Context.Tag("svc/msgbridge/ChatHistory")<ChatHistory, ChatHistoryApi>() {
-  static readonly layer = (options: ChatHistoryOptions): Layer.Layer<ChatHistory, HistoryStoreError> =>
-    Layer.scoped(ChatHistory, makeChatHistory(options))
-}
+export class ChatHistory extends Context.Tag("svc/msgbridge/ChatHistory")<ChatHistory, ChatHistoryApi>() {}

@@ -1,4 +1,4 @@
-import { Context, Data, Duration, Effect, Either, Layer, Schema, type Scope } from "effect"
+import { Context, Data, Duration, Effect, Either, Schema, type Scope } from "effect"
 import * as path from "node:path"
 import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
 
@@ -148,7 +148,4 @@ export const makeShortIds = (
   })
 
 /** The short ids of the channel's account. */
-export class ShortIds extends Context.Tag("svc/msgbridge/ShortIds")<ShortIds, ShortIdsApi>() {
-  static readonly layer = (options: ShortIdsOptions): Layer.Layer<ShortIds, ShortIdsStoreError> =>
-    Layer.scoped(ShortIds, makeShortIds(options))
-}
+export class ShortIds extends Context.Tag("svc/msgbridge/ShortIds")<ShortIds, ShortIdsApi>() {}

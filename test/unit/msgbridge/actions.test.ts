@@ -8,16 +8,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import {
-  ACTION_NAMES,
-  type ActionAvailability,
-  actionAvailability,
-  type ActionError,
-  makeMessageActions,
-  parseReaction,
-  sniffVoiceFormat
-} from "../../../src/msgbridge/channel/Actions.js"
-import { makeBridgeClient, type ServerInfo } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import { ACTION_NAMES, type ActionAvailability, actionAvailability } from "../../../src/msgbridge/channel/ActionAvailability.js"
+import type { ActionError } from "../../../src/msgbridge/channel/ActionErrors.js"
+import { sniffVoiceFormat } from "../../../src/msgbridge/channel/ActionMedia.js"
+import { makeMessageActions } from "../../../src/msgbridge/channel/Actions.js"
+import { parseReaction } from "../../../src/msgbridge/channel/Reactions.js"
+import { makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import type { ServerInfo } from "../../../src/msgbridge/bridge/serverInfo.js"
 import { makeShortIds, shortIdsFilePath } from "../../../src/msgbridge/store/ShortIds.js"
 import { type FakeBridgeOptions, fakeBridge, type FakeServerInfo } from "../../support/fakeBridge.js"
 

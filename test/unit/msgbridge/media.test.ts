@@ -7,7 +7,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
-import { type BridgeClientApi, BridgeUnreachable, makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import { makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
+import type { BridgeClientApi } from "../../../src/msgbridge/bridge/calls.js"
+import { BridgeUnreachable } from "../../../src/msgbridge/bridge/errors.js"
 import {
   displayName,
   fetchInboundMedia,
