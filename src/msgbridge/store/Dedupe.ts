@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Effect, Exit, Runtime, type Scope } from "effect"
+import { Clock, Data, Effect, Exit, Runtime, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
@@ -296,6 +296,3 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
     }
     return api
   })
-
-/** The exactly-once journal of the channel's account. */
-export class Dedupe extends Context.Tag("svc/msgbridge/Dedupe")<Dedupe, DedupeApi>() {}

@@ -1,4 +1,4 @@
-import { Context, Data, Duration, Effect, Either, Schema, type Scope } from "effect"
+import { Data, Duration, Effect, Either, Schema, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
@@ -197,6 +197,3 @@ export const makeChatHistory = (
     }
     return api
   })
-
-/** The chat history of the channel's account. */
-export class ChatHistory extends Context.Tag("svc/msgbridge/ChatHistory")<ChatHistory, ChatHistoryApi>() {}

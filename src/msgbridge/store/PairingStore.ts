@@ -1,4 +1,4 @@
-import { Clock, Context, Data, Effect, Either, Schema } from "effect"
+import { Clock, Data, Effect, Either, Schema } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -254,6 +254,3 @@ export const makePairingStore = (options: PairingStoreOptions): PairingStoreApi 
     }
   }
 }
-
-/** The pairing store of the channel's account (the gateway provides one per account). */
-export class PairingStore extends Context.Tag("svc/msgbridge/PairingStore")<PairingStore, PairingStoreApi>() {}

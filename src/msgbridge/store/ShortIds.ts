@@ -1,4 +1,4 @@
-import { Context, Data, Duration, Effect, Either, Schema, type Scope } from "effect"
+import { Data, Duration, Effect, Either, Schema, type Scope } from "effect"
 import * as path from "node:path"
 import { keepFlushed, readFileIfExists, writeFileAtomicSync } from "./durable.js"
 
@@ -146,6 +146,3 @@ export const makeShortIds = (
     }
     return api
   })
-
-/** The short ids of the channel's account. */
-export class ShortIds extends Context.Tag("svc/msgbridge/ShortIds")<ShortIds, ShortIdsApi>() {}
