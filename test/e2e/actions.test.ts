@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as os from "node:os"
-import * as path from "node:path"
 import { type Browser, chromium, type Locator, type Page } from "playwright-core"
 import { Actions, HIGHLIGHT_COLOR } from "../../src/browser/act/Actions.js"
 import type { ActionError } from "../../src/browser/act/messages.js"
 import type { ActionTarget } from "../../src/browser/act/target.js"
+import { freeTestPort, launchTestChromium, type TestChromium } from "../support/chromium.js"
 
 // Actions against a real headless Chromium (attached over CDP, as the gateway does) and pages served on
 // loopback. Targets are resolved here with playwright locators; the Refs module is tested on its own.
 
-const CHROMIUM = "/usr/bin/chromium"
 
 const formPage = () => `<!doctype html><html><head><title>Order form</title>
 <style>
@@ -97,35 +93,8 @@ const handler: http.RequestListener = (req, res) => {
   }
 }
 
-const freePort = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 19000 + Math.floor(Math.random() * 1000)
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = http.createServer()
-      s.once("error", () => resolve(false))
-      s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
-    })
-    if (ok) return port
-  }
-  throw new Error("no free port in 19000-19999")
-}
-
-const waitForCdp = async (port: number, deadline: number) => {
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/json/version`)
-      if (res.ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`Chromium did not answer CDP on ${port}`)
-}
-
 let slowHits = 0
-let child: ChildProcess | undefined
-let userDataDir = ""
+let chrome: TestChromium | undefined
 let server: http.Server | undefined
 let browser: Browser | undefined
 let page: Page
@@ -135,37 +104,15 @@ beforeAll(async () => {
   server = http.createServer(handler)
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve))
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-actions-e2e-"))
-  const port = await freePort()
-  child = spawn(CHROMIUM, [
-    "--headless=new",
-    "--no-sandbox",
-    `--remote-debugging-port=${port}`,
-    `--user-data-dir=${userDataDir}`,
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "about:blank"
-  ], { detached: true, stdio: "ignore" })
-  await waitForCdp(port, Date.now() + 30_000)
-  browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`)
+  chrome = await launchTestChromium()
+  browser = await chromium.connectOverCDP(chrome.cdpUrl)
   page = browser.contexts()[0]!.pages()[0] ?? await browser.contexts()[0]!.newPage()
 })
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined)
-  if (child?.pid !== undefined) {
-    try {
-      process.kill(-child.pid, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
+  await chrome?.kill()
   await new Promise<void>((resolve) => server === undefined ? resolve() : server.close(() => resolve()))
-  await new Promise((r) => setTimeout(r, 200))
-  fs.rmSync(userDataDir, { recursive: true, force: true })
 })
 
 beforeEach(async () => {
@@ -223,7 +170,7 @@ describe("navigate and resize", () => {
       const scheme = yield* failure((a) => a.navigate(page, "file:///etc/passwd"))
       expect(scheme._tag).toBe("InvalidRequest")
       expect(scheme.message).toContain("https://example.com")
-      const closedPort = yield* Effect.promise(freePort)
+      const closedPort = yield* Effect.promise(freeTestPort)
       const refused = yield* timed(act((a) => a.navigate(page, `http://127.0.0.1:${closedPort}/`)))
       const error = Either.flip(refused.result).pipe(Either.getOrThrow)
       expect(error._tag).toBe("Conflict")

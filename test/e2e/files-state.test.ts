@@ -1,5 +1,4 @@
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -15,11 +14,11 @@ import { Emulation } from "../../src/browser/inspect/Emulation.js"
 import { Files } from "../../src/browser/inspect/Files.js"
 import { PlaywrightSessions } from "../../src/browser/pages/Playwright.js"
 import { SafePaths } from "../../src/browser/inspect/SafePaths.js"
+import { launchTestChromium, type TestChromium } from "../support/chromium.js"
 
 // Downloads, uploads, cookies, storage and emulation against a real headless Chromium and a loopback
 // server: every effect is read back from the page or from the disk. The file roots live under a temp base.
 
-const CHROMIUM = "/usr/bin/chromium"
 
 // ---------------------------------------------------------------------------------------------------------
 // Server
@@ -75,35 +74,7 @@ const handler: http.RequestListener = (req, res) => {
 // ---------------------------------------------------------------------------------------------------------
 // Chromium
 
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = http.createServer()
-    s.once("error", () => resolve(false))
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
-  })
-
-const freePort = async () => {
-  for (let i = 0; i < 50; i++) {
-    const port = 19000 + Math.floor(Math.random() * 1000)
-    if (await portFree(port)) return port
-  }
-  throw new Error("no free port in 19000-19999")
-}
-
-const waitForCdp = async (port: number) => {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/json/version`)).ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`Chromium did not answer CDP on ${port}`)
-}
-
-let chrome: ChildProcess | undefined
+let chrome: TestChromium | undefined
 let port = 0
 let server: http.Server | undefined
 let site = ""
@@ -154,24 +125,8 @@ beforeAll(async () => {
   server = http.createServer(handler)
   await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()))
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  port = await freePort()
-  chrome = spawn(
-    CHROMIUM,
-    [
-      "--headless=new",
-      "--no-sandbox",
-      `--remote-debugging-port=${port}`,
-      `--user-data-dir=${path.join(top, "profile")}`,
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "about:blank"
-    ],
-    { detached: true, stdio: "ignore" }
-  )
-  await waitForCdp(port)
+  chrome = await launchTestChromium({ userDataDir: path.join(top, "profile") })
+  port = chrome.port
   runtime = ManagedRuntime.make(
     Layer.mergeAll(
       PlaywrightSessions.Default,
@@ -184,15 +139,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.dispose()
-  if (chrome?.pid !== undefined && chrome.exitCode === null) {
-    const exited = new Promise((r) => chrome!.once("exit", r))
-    try {
-      process.kill(-chrome.pid, "SIGKILL")
-    } catch {
-      // gone already
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))])
-  }
+  await chrome?.kill()
   await new Promise((r) => server?.close(r))
   fs.rmSync(top, { recursive: true, force: true })
 })
