@@ -1,6 +1,7 @@
 import { Data, Effect, Either, Ref } from "effect"
 import * as crypto from "node:crypto"
-import { parseRaw, type RawConfig, readConfigText, writeConfigAtomic } from "./file.js"
+import { editConfig } from "./edit.js"
+import { type RawConfig, readConfigText } from "./file.js"
 import { locatePorts, locateStatePaths, type Ports } from "./locate.js"
 import { describeConfigError, parseConfigText } from "./parse.js"
 import type { StatePaths } from "./StatePaths.js"
@@ -43,18 +44,11 @@ export class ConfigStore extends Effect.Service<ConfigStore>()("svc/ConfigStore"
 
     /** Apply `edit` to the raw JSON on disk, validate the result, persist it and adopt it. */
     const update = (edit: (raw: Json) => void) =>
-      Effect.try({
-        try: () => {
-          const raw = parseRaw(readConfigText(paths.configFile))
-          edit(raw)
-          const next = JSON.stringify(raw, null, 2) + "\n"
-          const parsed = parseConfigText(next, paths.configFile)
-          if (Either.isLeft(parsed)) throw new Error(describeConfigError(parsed.left))
-          writeConfigAtomic(paths.configFile, next)
-          return parsed.right
-        },
-        catch: (e) => new ConfigError({ message: `cannot update ${paths.configFile}: ${(e as Error).message}` })
-      }).pipe(Effect.tap((config) => Ref.set(ref, config)), lock.withPermits(1))
+      editConfig(paths.configFile, edit).pipe(
+        Effect.mapError((e) => new ConfigError({ message: `cannot update ${e.file}: ${e.detail}` })),
+        Effect.tap((config) => Ref.set(ref, config)),
+        lock.withPermits(1)
+      )
 
     /** The gateway's credentials; generates and persists a token when none is configured. */
     const ensureAuth = Effect.gen(function*() {
