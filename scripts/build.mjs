@@ -26,7 +26,7 @@ const warn = (line) => console.warn(`build: warning: ${line}`)
 
 // Builtins a snapshot-building script may load at its top level (node 20 loads them without the "not yet
 // fully verified" warning; `node:http` even aborts the build). Anything else must be loaded lazily, at run
-// time: see `builtin` in src/cli/leanRuntime.ts.
+// time: see `builtin` in src/platform/builtin.ts.
 const SNAPSHOT_SAFE_BUILTINS = new Set([
   "assert", "buffer", "console", "constants", "crypto", "dns", "events", "fs", "fs/promises", "os", "path",
   "path/posix", "path/win32", "process", "querystring", "stream", "stream/promises", "string_decoder",
@@ -165,7 +165,7 @@ const dropSnapshot = () => {
 const buildSnapshot = () => {
   if (unsafeBuiltins.length > 0) {
     return `the CLI bundle loads ${unsafeBuiltins.map((b) => `node:${b}`).join(", ")} at its top level, which a ` +
-      "snapshot cannot hold: load it when first used (see `builtin` in src/cli/leanRuntime.ts)"
+      "snapshot cannot hold: load it when first used (see `builtin` in src/platform/builtin.ts)"
   }
   if (!(typeof process.features === "object" && "snapshot" in process.features ? process.features.snapshot : true)) {
     return "this node was built without snapshot support"

@@ -1,8 +1,6 @@
 import { FileSystem } from "@effect/platform"
-import { Config, Data, Effect, Either, Option } from "effect"
-import { derivePorts, parsePortEnv } from "../config/ports.js"
-import { makeStatePaths, resolveStateDir } from "../config/StatePaths.js"
-import { DEFAULT_GATEWAY_PORT } from "../config/SvcConfig.js"
+import { Data, Effect, Either } from "effect"
+import { locatePorts, locateStatePaths } from "../config/locate.js"
 import { describeConfigError, parseConfigText } from "../config/parse.js"
 
 /** Where the control server is and how to authenticate, found from the same state dir and env as the gateway. */
@@ -15,14 +13,10 @@ export interface Connection {
 
 export class ConnectionError extends Data.TaggedError("ConnectionError")<{ readonly message: string }> {}
 
-const envVar = (name: string) =>
-  Config.option(Config.string(name)).pipe(Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
-
 export const findConnection: Effect.Effect<Connection, ConnectionError, FileSystem.FileSystem> = Effect.gen(
   function*() {
     const fs = yield* FileSystem.FileSystem
-    const env = { SVC_STATE_DIR: yield* envVar("SVC_STATE_DIR"), SVC_GATEWAY_PORT: yield* envVar("SVC_GATEWAY_PORT") }
-    const paths = makeStatePaths(resolveStateDir(env))
+    const paths = yield* locateStatePaths
     const text = yield* fs.readFileString(paths.configFile).pipe(
       Effect.catchAll((e) =>
         e._tag === "SystemError" && e.reason === "NotFound"
@@ -35,9 +29,7 @@ export const findConnection: Effect.Effect<Connection, ConnectionError, FileSyst
       return yield* new ConnectionError({ message: describeConfigError(parsed.left) })
     }
     const config = parsed.right
-    const envPort = parsePortEnv(env.SVC_GATEWAY_PORT)
-    if (typeof envPort === "string") return yield* new ConnectionError({ message: envPort })
-    const ports = derivePorts(envPort ?? config.gateway?.port ?? DEFAULT_GATEWAY_PORT)
+    const ports = yield* locatePorts(config).pipe(Effect.mapError((e) => new ConnectionError({ message: e.message })))
     const auth = config.gateway?.auth
     let headers: Record<string, string>
     if (auth?.token !== undefined) headers = { authorization: `Bearer ${auth.token}` }

@@ -1,3 +1,4 @@
+import type { ConfigEditError } from "../config/edit.js"
 import type { Connection } from "./Connection.js"
 
 /** Any failure of a CLI command, as the one line a person reads (multi-line messages are folded). */
@@ -7,6 +8,8 @@ export const describeCliError = (error: unknown, connection?: Connection): strin
 const describe = (error: unknown, connection?: Connection): string => {
   const e = error as { _tag?: string; message?: string; reason?: string; response?: { status: number } }
   switch (e?._tag) {
+    case "ConfigEditError":
+      return describeConfigEdit(error as ConfigEditError)
     case "ConnectionError":
     case "GatewayRunError":
     case "UsageError":
@@ -34,5 +37,16 @@ const describe = (error: unknown, connection?: Connection): string => {
       return e.message ?? e._tag
     default:
       return error instanceof Error ? error.message : typeof e?.message === "string" ? e.message : String(error)
+  }
+}
+
+const describeConfigEdit = (e: ConfigEditError): string => {
+  switch (e.stage) {
+    case "read":
+      return `cannot read ${e.file}: ${e.detail}`
+    case "invalid":
+      return `not saved: ${e.detail}`
+    case "write":
+      return `cannot write ${e.file}: ${e.detail}`
   }
 }

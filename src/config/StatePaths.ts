@@ -1,7 +1,6 @@
-import * as os from "node:os"
 import * as path from "node:path"
 
-/** Where svc keeps its state. Tests always set SVC_STATE_DIR. */
+/** Where svc keeps its state, under the state dir (locate.ts finds it; tests always set SVC_STATE_DIR). */
 export interface StatePaths {
   readonly stateDir: string
   readonly configFile: string
@@ -12,12 +11,6 @@ export interface StatePaths {
   readonly trashDir: string
   readonly profileDir: (profile: string) => string
   readonly userDataDir: (profile: string) => string
-}
-
-export const resolveStateDir = (env: { readonly SVC_STATE_DIR?: string | undefined }): string => {
-  const fromEnv = env.SVC_STATE_DIR
-  if (fromEnv !== undefined && fromEnv.trim() !== "") return path.resolve(fromEnv)
-  return path.join(os.homedir(), ".svc")
 }
 
 export const makeStatePaths = (stateDir: string): StatePaths => ({

@@ -1,9 +1,7 @@
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
-import * as path from "node:path"
 
-// The raw svc.json on disk. Edits are read-modify-write of the raw JSON (keys this version does not
-// know are preserved) and land atomically with owner-only permissions.
+// The raw svc.json on disk, as JSON (keys this version does not know included), and dotted key paths
+// into it. Writing it is edit.ts's.
 
 export type RawConfig = { [key: string]: unknown }
 
@@ -14,18 +12,6 @@ export const readConfigText = (file: string): string => {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return ""
     throw e
   }
-}
-
-export const writeConfigAtomic = (file: string, text: string): void => {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-  try {
-    fs.writeFileSync(tmp, text, { mode: 0o600 })
-    fs.renameSync(tmp, file)
-  } finally {
-    fs.rmSync(tmp, { force: true })
-  }
-  fs.chmodSync(file, 0o600)
 }
 
 export const parseRaw = (text: string): RawConfig => {

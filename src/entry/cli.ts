@@ -1,8 +1,9 @@
 import { Cause, Effect, Exit } from "effect"
 import * as path from "node:path"
 import * as v8 from "node:v8"
-import { deferFormDataGlobal, leanRuntimeContext } from "../cli/leanRuntime.js"
+import { leanRuntimeContext } from "../cli/leanRuntime.js"
 import { runCli } from "../cli/main.js"
+import { deferFormDataGlobal } from "../platform/lean/webGlobals.js"
 import { warmUp } from "./snapshotWarmUp.js"
 
 // The lean CLI entry. Bundled to dist/cli.cjs, it is the script of the V8 start-up snapshot dist/cli.blob

@@ -1,8 +1,10 @@
 import { FileSystem, HttpClient, HttpClientError } from "@effect/platform"
 import { Console, Context, Effect } from "effect"
 import { GatewayRunError, GatewayRunner } from "../gateway/GatewayRunner.js"
-import { bufferedResponse, deferFormDataGlobal, leanRuntimeContext } from "../cli/leanRuntime.js"
+import { leanRuntimeContext } from "../cli/leanRuntime.js"
 import { runCli } from "../cli/main.js"
+import { deferFormDataGlobal } from "../platform/lean/webGlobals.js"
+import { bufferedResponse } from "../platform/nodeResponse.js"
 
 // Runs the CLI's common paths while the start-up snapshot is built, against canned answers and with
 // output discarded, so that what they compile and memoise (the parser, the typed client, the schemas'

@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import { getPath, parseRaw, readConfigText, setPath } from "../../config/file.js"
-import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
+import { locateConfigFile } from "../../config/locate.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema
@@ -10,11 +10,6 @@ import { CliFailure, editConfigFile } from "./shared.js"
 /** Keys holding secrets: never printed (the gateway's credentials, each bridge account's password). */
 const isSecretKey = (key: string) =>
   /^(gateway\.auth\.(token|password)|channels\.msgbridge(\.accounts\.[^.]+)?\.password)$/.test(key)
-
-const configFile = Effect.map(
-  Config.option(Config.string("SVC_STATE_DIR")).pipe(Effect.orElseSucceed(() => Option.none<string>())),
-  (dir) => makeStatePaths(resolveStateDir({ SVC_STATE_DIR: Option.getOrUndefined(dir) })).configFile
-)
 
 const redact = (key: string, value: unknown): unknown => {
   if (isSecretKey(key) && value !== undefined) return "(set; not shown)"
@@ -29,13 +24,13 @@ const redact = (key: string, value: unknown): unknown => {
 const failWith = (message: string) => new CliFailure({ message })
 
 const edit = (key: string, value: unknown) =>
-  Effect.flatMap(configFile, (file) => Effect.as(editConfigFile(file, (raw) => setPath(raw, key, value)), file))
+  Effect.flatMap(locateConfigFile, (file) => Effect.as(editConfigFile(file, (raw) => setPath(raw, key, value)), file))
 
 const keyArg = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key path, e.g. browser.defaultProfile"))
 
 const get = Command.make("get", { key: keyArg.pipe(Args.optional) }, ({ key }) =>
   Effect.gen(function*() {
-    const file = yield* configFile
+    const file = yield* locateConfigFile
     const raw = yield* Effect.try({
       try: () => parseRaw(readConfigText(file)),
       catch: (e) => failWith(`cannot read ${file}: ${(e as Error).message}`)

@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Console, Effect, Option } from "effect"
-import { makeStatePaths, resolveStateDir } from "../../config/StatePaths.js"
+import { resolveStateDir } from "../../config/locate.js"
+import { makeStatePaths } from "../../config/StatePaths.js"
 import { makePairingStore } from "../../msgbridge/store/PairingStore.js"
 import { CliFailure } from "./shared.js"
 

@@ -1,7 +1,7 @@
 import { Options } from "@effect/cli"
-import { Console, Data, Effect, Either, Option } from "effect"
-import { parseRaw, type RawConfig, readConfigText, writeConfigAtomic } from "../../config/file.js"
-import { describeConfigError, parseConfigText } from "../../config/parse.js"
+import { Console, Data, Effect, Option } from "effect"
+import { editConfig } from "../../config/edit.js"
+import type { RawConfig } from "../../config/file.js"
 import { ProfileName } from "../../domain/browser.js"
 import { type ControlClient, makeControlClient } from "../ControlClient.js"
 import { describeCliError } from "../errors.js"
@@ -9,29 +9,9 @@ import { describeCliError } from "../errors.js"
 /** A command failed; `message` is the one line the user sees. */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
 
-/**
- * Read-modify-write of svc.json: every key the edit does not touch is kept, the whole result is validated
- * with the gateway's schema before anything is written, and the write is atomic (mode 0600).
- */
+/** Edit svc.json through config/edit.ts (validated before it is written); a failure is its one line. */
 export const editConfigFile = (file: string, edit: (raw: RawConfig) => void) =>
-  Effect.gen(function*() {
-    const next = yield* Effect.try({
-      try: () => {
-        const raw = parseRaw(readConfigText(file))
-        edit(raw)
-        return raw
-      },
-      catch: (e) => new CliFailure({ message: `cannot read ${file}: ${(e as Error).message}` })
-    })
-    const text = JSON.stringify(next, null, 2) + "\n"
-    const checked = parseConfigText(text, file)
-    if (Either.isLeft(checked)) return yield* new CliFailure({ message: `not saved: ${describeConfigError(checked.left)}` })
-    yield* Effect.try({
-      try: () => writeConfigAtomic(file, text),
-      catch: (e) => new CliFailure({ message: `cannot write ${file}: ${(e as Error).message}` })
-    })
-    return checked.right
-  })
+  editConfig(file, edit).pipe(Effect.mapError((e) => new CliFailure({ message: describeCliError(e) })))
 
 export const commonOptions = {
   profile: Options.text("browser-profile").pipe(

@@ -20,15 +20,13 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describeCliError } from "../../../src/cli/errors.js"
-import {
-  bufferedResponse,
-  deferFormDataGlobal,
-  leanFileSystem,
-  leanHttpClient,
-  leanRuntimeLayer,
-  leanTerminal
-} from "../../../src/cli/leanRuntime.js"
+import { leanRuntimeLayer } from "../../../src/cli/leanRuntime.js"
 import { GatewayRunner } from "../../../src/gateway/GatewayRunner.js"
+import { leanFileSystem } from "../../../src/platform/lean/fileSystem.js"
+import { leanHttpClient } from "../../../src/platform/lean/httpClient.js"
+import { leanTerminal } from "../../../src/platform/lean/terminal.js"
+import { deferFormDataGlobal } from "../../../src/platform/lean/webGlobals.js"
+import { bufferedResponse } from "../../../src/platform/nodeResponse.js"
 
 // The lean runtime must do what @effect/platform-node does for everything the CLI uses: each HTTP and
 // file-system case runs against both and compares.

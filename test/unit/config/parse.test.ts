@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { describeConfigError, parseConfigText } from "../../../src/config/parse.js"
-import { derivePorts, parsePortEnv } from "../../../src/config/ports.js"
+import { derivePorts, parsePortEnv } from "../../../src/config/locate.js"
 
 const problem = (text: string) => {
   const r = parseConfigText(text, "/state/svc.json")

@@ -1,0 +1,42 @@
+import { Effect } from "effect"
+import { GatewayRunError, type GatewayRunner } from "../gateway/GatewayRunner.js"
+import { builtin } from "../platform/builtin.js"
+
+/**
+ * `svc gateway run` from the lean runtime: the snapshot carries no gateway code, so run the full bundle
+ * in the foreground as if exec'd. It inherits stdio; this process ends the way it ends (same exit code, or
+ * the same signal). The child gets a process group of its own and every SIGINT/SIGTERM/SIGHUP is
+ * forwarded to it exactly once: in the terminal's group it would get Ctrl-C twice (from the terminal and
+ * from us), and a second SIGINT ends a gateway that is still closing its scopes.
+ */
+export const handOverGatewayRunner = (
+  fullBundle: string,
+  execArgv: ReadonlyArray<string>
+): GatewayRunner["Type"] => ({
+  run: ({ port, startBrowser }) =>
+    Effect.async<void, GatewayRunError>((resume) => {
+      const { spawn } = builtin<typeof import("node:child_process")>("node:child_process")
+      const args = [...execArgv, fullBundle, "gateway", "run"]
+      if (port !== undefined) args.push("--port", String(port))
+      if (startBrowser) args.push("--start-browser")
+      const child = spawn(process.execPath, args, { stdio: "inherit", detached: true })
+      const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+      const forward = (signal: NodeJS.Signals) => {
+        child.kill(signal)
+      }
+      for (const signal of signals) process.on(signal, forward)
+      const stopForwarding = () => {
+        for (const signal of signals) process.off(signal, forward)
+      }
+      child.once("error", (err) => {
+        stopForwarding()
+        resume(Effect.fail(new GatewayRunError(`cannot start the gateway (${fullBundle}): ${err.message}`)))
+      })
+      child.once("exit", (code, signal) => {
+        stopForwarding()
+        if (signal !== null) process.kill(process.pid, signal)
+        else if (code !== 0) process.exit(code ?? 1)
+        else resume(Effect.void)
+      })
+    })
+})
