@@ -48,7 +48,7 @@ const writeAtomic = (file: KeepaliveFile): "written" | "unchanged" => {
   return "written"
 }
 
-/** node:child_process, loaded when first used: the CLI's start-up snapshot cannot hold it (see leanRuntime.ts). */
+/** node:child_process, loaded when first used: the CLI's start-up snapshot cannot hold it (see platform/builtin.ts). */
 const childProcess = (): typeof import("node:child_process") => {
   const id = "node:child_process"
   return (typeof process.getBuiltinModule === "function" ? process.getBuiltinModule(id) : require(id)) as typeof import(

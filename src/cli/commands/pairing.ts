@@ -1,7 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Config, Console, Effect, Option } from "effect"
-import { resolveStateDir } from "../../config/locate.js"
-import { makeStatePaths } from "../../config/StatePaths.js"
+import { Console, Effect, Option } from "effect"
+import { locateStatePaths } from "../../config/locate.js"
 import { makePairingStore } from "../../msgbridge/store/PairingStore.js"
 import { CliFailure } from "./shared.js"
 
@@ -15,14 +14,11 @@ const account = Options.text("account").pipe(
 )
 
 const storeFor = (accountId: Option.Option<string>) =>
-  Effect.map(
-    Config.option(Config.string("SVC_STATE_DIR")).pipe(Effect.orElseSucceed(() => Option.none<string>())),
-    (dir) =>
-      makePairingStore({
-        credentialsDir: makeStatePaths(resolveStateDir({ SVC_STATE_DIR: Option.getOrUndefined(dir) })).credentialsDir,
-        ...Option.match(accountId, { onNone: () => ({}), onSome: (accountId) => ({ accountId }) })
-      })
-  )
+  Effect.map(locateStatePaths, (paths) =>
+    makePairingStore({
+      credentialsDir: paths.credentialsDir,
+      ...Option.match(accountId, { onNone: () => ({}), onSome: (accountId) => ({ accountId }) })
+    }))
 
 const age = (ms: number) =>
   ms < 60_000 ? `${Math.round(ms / 1000)}s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : `${Math.round(ms / 3_600_000)}h`
