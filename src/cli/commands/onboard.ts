@@ -1,90 +1,35 @@
 import { Command, Options, Prompt } from "@effect/cli"
 import { Terminal } from "@effect/platform"
-import { Config, Console, Context, Effect, Either, Option, Redacted } from "effect"
-import * as os from "node:os"
-import { getPath, parseRaw, type RawConfig, readConfigText, setPath } from "../../config/file.js"
-import { parseConfigText } from "../../config/parse.js"
-import { parsePortEnv, resolveStateDir } from "../../config/locate.js"
-import { makeStatePaths } from "../../config/StatePaths.js"
-import { DEFAULT_GATEWAY_PORT, type SvcConfig } from "../../config/SvcConfig.js"
-import { isLoopbackHostname } from "../../platform/loopback.js"
+import { Console, Context, Effect, Either, Option, Redacted } from "effect"
+import { locateConfigFile, locatePorts } from "../../config/locate.js"
 import { DEFAULT_WEBHOOK_PATH } from "../../msgbridge/channel/Accounts.js"
-import { makeBridgeClient } from "../../msgbridge/bridge/BridgeClient.js"
-import { normaliseServerUrl } from "../../msgbridge/bridge/url.js"
-import { CliFailure, editConfigFile } from "./shared.js"
+import {
+  type Answers,
+  checkAllowFrom,
+  checkPassword,
+  checkServerUrl,
+  checkWebhookPath,
+  DM_POLICIES,
+  type DmPolicy,
+  type Given,
+  nextSteps,
+  parseAllowFrom,
+  pingBridge,
+  readCurrentAnswers,
+  resolveWithoutQuestions,
+  saveAnswers,
+  type Unresolved
+} from "../../msgbridge/setup/Onboarding.js"
+import { lanAddress, webhookTarget } from "../../msgbridge/setup/WebhookTarget.js"
+import { describeCliError } from "../errors.js"
+import { CliFailure } from "./shared.js"
 
 // `svc onboard`: set up the messaging bridge channel (channels.msgbridge) by questions, or by flags with
 // --non-interactive, then print the webhook URL to register on the bridge server. Re-running it edits:
-// the current values are the defaults and every other key of svc.json is kept. Each answer is checked as
-// the config schema checks it, and the whole file is validated again before it is written.
+// the current values are the defaults. The answers, their checks and the writing are
+// msgbridge/setup/Onboarding.ts's; here are the flags, the questions and the printing.
 
-export type DmPolicy = "pairing" | "allowlist" | "open" | "disabled"
-const DM_POLICIES: ReadonlyArray<DmPolicy> = ["pairing", "allowlist", "open", "disabled"]
-
-/** What onboarding writes under channels.msgbridge (besides enabled: true). */
-export interface Answers {
-  readonly serverUrl: string
-  readonly password: string
-  readonly webhookPath: string
-  readonly dmPolicy: DmPolicy
-  readonly allowFrom: ReadonlyArray<string>
-}
-
-// ---------------------------------------------------------------------------------------------- checks
-
-/** The config schema's verdict on one channels.msgbridge key, without the key path. */
-const schemaProblem = (key: keyof Answers, value: unknown): string | undefined => {
-  const parsed = parseConfigText(JSON.stringify({ channels: { msgbridge: { [key]: value } } }), "svc.json")
-  return Either.isLeft(parsed)
-    ? parsed.left.problems.map((p) => p.replace(/^channels\.msgbridge\.[^:]*: /, "")).join("; ")
-    : undefined
-}
-
-const checked = (value: string, problem: string | undefined) =>
-  problem === undefined ? Either.right(value) : Either.left(problem)
-
-/**
- * The bridge server's URL, normalised as the bridge client uses it (http:// added, no trailing slash).
- * Problems never echo the input: a pasted URL may carry the password.
- */
-export const checkServerUrl = (input: string): Either.Either<string, string> => {
-  if (input.trim() === "") return Either.left("the bridge server URL is required, e.g. http://mac.local:1234")
-  const url = normaliseServerUrl(input)
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return Either.left("not a URL; expected something like http://mac.local:1234")
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return Either.left("the bridge server URL must start with http:// or https://")
-  }
-  if (parsed.search !== "" || parsed.hash !== "" || parsed.username !== "" || parsed.password !== "") {
-    return Either.left("the bridge server URL takes no user, ?query or #fragment (the password is asked separately)")
-  }
-  return checked(url, schemaProblem("serverUrl", url))
-}
-
-export const checkPassword = (input: string): Either.Either<string, string> =>
-  input === ""
-    ? Either.left("the bridge server password is required (the one set in the bridge server's settings)")
-    : checked(input, schemaProblem("password", input))
-
-export const checkWebhookPath = (input: string): Either.Either<string, string> => {
-  const path = input.trim()
-  return checked(path, schemaProblem("webhookPath", path))
-}
-
-/** A comma-separated allow list; `-` alone clears it. */
-export const parseAllowFrom = (input: string): ReadonlyArray<string> =>
-  input.trim() === "-" ? [] : [...new Set(input.split(",").map((s) => s.trim()).filter((s) => s !== ""))]
-
-export const checkAllowFrom = (dmPolicy: DmPolicy, allowFrom: ReadonlyArray<string>): string | undefined =>
-  dmPolicy === "allowlist" && allowFrom.length === 0
-    ? "dmPolicy allowlist needs at least one sender in the allow list, or nobody reaches the agent"
-    : undefined
-
-// ---------------------------------------------------------------------------------------------- the answers
+// ---------------------------------------------------------------------------------------------- flags
 
 /** The flags as given; each one answers its question. */
 interface Flags {
@@ -93,14 +38,6 @@ interface Flags {
   readonly webhookPath: Option.Option<string>
   readonly dmPolicy: Option.Option<DmPolicy>
   readonly allowFrom: Option.Option<string>
-}
-
-interface Given {
-  readonly serverUrl: Option.Option<string>
-  readonly password: Option.Option<string>
-  readonly webhookPath: Option.Option<string>
-  readonly dmPolicy: Option.Option<DmPolicy>
-  readonly allowFrom: Option.Option<ReadonlyArray<string>>
 }
 
 /** The flags, each checked: the first problem as `--flag: problem`. */
@@ -119,52 +56,20 @@ const checkFlags = (flags: Flags): Either.Either<Given, string> => {
   })
 }
 
-/** The current channels.msgbridge values that still pass their checks: the defaults of a re-run. */
-const currentAnswers = (raw: RawConfig): Partial<Answers> => {
-  const at = (key: string) => getPath(raw, `channels.msgbridge.${key}`)
-  const str = (key: string, check: (s: string) => Either.Either<string, string>) => {
-    const v = at(key)
-    return typeof v === "string" ? Either.getRight(check(v)).pipe(Option.getOrUndefined) : undefined
-  }
-  const dmPolicy = at("dmPolicy")
-  const allowFrom = at("allowFrom")
-  const current = {
-    serverUrl: str("serverUrl", checkServerUrl),
-    password: str("password", checkPassword),
-    webhookPath: str("webhookPath", checkWebhookPath),
-    dmPolicy: DM_POLICIES.find((p) => p === dmPolicy),
-    allowFrom: Array.isArray(allowFrom) && allowFrom.every((s) => typeof s === "string") ? allowFrom : undefined
-  }
-  return Object.fromEntries(Object.entries(current).filter(([, v]) => v !== undefined))
-}
+const allowFromFailure = (problem: string) =>
+  new CliFailure({ message: `${problem}: pass --allow-from <handles, comma-separated>` })
 
-/** --non-interactive: flags, else the current values, else the defaults; a missing answer is one line. */
-const resolveWithoutQuestions = (given: Given, current: Partial<Answers>, file: string) =>
-  Effect.gen(function*() {
-    const required = (flag: string, key: "serverUrl" | "password", value: Option.Option<string>) =>
-      Option.match(Option.orElse(value, () => Option.fromNullable(current[key])), {
-        onSome: Effect.succeed,
-        onNone: () =>
-          Effect.fail(
-            new CliFailure({
-              message: `--non-interactive needs --${flag} (channels.msgbridge.${key} is not set in ${file})`
-            })
-          )
-      })
-    const serverUrl = yield* required("server-url", "serverUrl", given.serverUrl)
-    const password = yield* required("password", "password", given.password)
-    const dmPolicy = Option.getOrElse(given.dmPolicy, () => current.dmPolicy ?? "pairing")
-    const allowFrom = Option.getOrElse(given.allowFrom, () => current.allowFrom ?? [])
-    const problem = checkAllowFrom(dmPolicy, allowFrom)
-    if (problem !== undefined) return yield* new CliFailure({ message: `${problem}: pass --allow-from <handles, comma-separated>` })
-    return {
-      serverUrl,
-      password,
-      webhookPath: Option.getOrElse(given.webhookPath, () => current.webhookPath ?? DEFAULT_WEBHOOK_PATH),
-      dmPolicy,
-      allowFrom
-    } satisfies Answers
-  })
+const FLAG_OF: Record<"serverUrl" | "password", string> = { serverUrl: "server-url", password: "password" }
+
+/** --non-interactive could not settle the answers: the one line that says which flag is missing. */
+const unresolvedFailure = (unresolved: Unresolved, file: string) =>
+  unresolved._tag === "Missing"
+    ? new CliFailure({
+      message: `--non-interactive needs --${FLAG_OF[unresolved.key]} (channels.msgbridge.${unresolved.key} is not set in ${file})`
+    })
+    : allowFromFailure(unresolved.problem)
+
+// ---------------------------------------------------------------------------------------------- questions
 
 const validator = (check: (s: string) => Either.Either<string, string>) => (s: string) =>
   Either.match(check(s), { onLeft: Effect.fail, onRight: Effect.succeed })
@@ -239,99 +144,13 @@ export const questions = (
   )
 }
 
-// ---------------------------------------------------------------------------------------------- output
+// ---------------------------------------------------------------------------------------------- the command
 
 /** Whether stdin is a terminal a person types into; tests that feed a fake Terminal say yes. */
 export class PromptInput extends Context.Reference<PromptInput>()("svc/cli/PromptInput", {
   // A function, read at each run: the default is memoised and the CLI starts from a heap snapshot.
   defaultValue: () => ({ isTerminal: (): boolean => Boolean(process.stdin.isTTY) })
 }) {}
-
-const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]", "*"])
-
-/** An address of this machine that another one can reach (first non-internal IPv4), for wildcard binds. */
-const lanAddress = (): string => {
-  for (const addresses of Object.values(os.networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) return a.address
-  }
-  return os.hostname()
-}
-
-export interface WebhookTarget {
-  readonly url: string
-  /** One line for the user when the URL is not reachable as it is, or needs a choice. */
-  readonly note: string | undefined
-}
-
-/** The URL the bridge server posts to: gateway bind address and port, webhook path, password in the query. */
-export const webhookTarget = (options: {
-  readonly bind: string
-  readonly port: number
-  readonly webhookPath: string
-  readonly password: string
-  readonly lanAddress: () => string
-}): WebhookTarget => {
-  const wildcard = WILDCARD_BINDS.has(options.bind)
-  const host = wildcard ? options.lanAddress() : options.bind
-  const hostPart = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host
-  const url = `http://${hostPart}:${options.port}${options.webhookPath}?password=${encodeURIComponent(options.password)}`
-  const note = isLoopbackHostname(host.toLowerCase())
-    ? `gateway.bind is ${options.bind} (loopback): only this machine can reach that URL. Unless the bridge server ` +
-      `runs on this machine, the bridge Mac must reach this one: set gateway.bind to this machine's LAN address ` +
-      `(svc config set gateway.bind <address>) or put a reverse proxy or tunnel in front of port ${options.port}; ` +
-      "a proxy must pass the ?password= query on to the gateway unchanged."
-    : wildcard
-    ? `gateway.bind is ${options.bind} (every interface); ${host} is one of this machine's addresses: use one the bridge Mac can reach.`
-    : undefined
-  return { url, note }
-}
-
-const nextSteps = (dmPolicy: DmPolicy): ReadonlyArray<string> => [
-  "next steps:",
-  "  1. register the webhook URL above on the bridge server (its webhook settings, for new messages)",
-  "  2. start the gateway, or restart it if it is running: svc gateway run",
-  dmPolicy === "pairing"
-    ? "  3. someone new who messages the bridge gets a pairing code: see it with `svc pairing list msgbridge`, " +
-      "approve it with `svc pairing approve msgbridge <CODE>`"
-    : dmPolicy === "allowlist"
-    ? "  3. only the senders in channels.msgbridge.allowFrom reach the agent (edit it by running `svc onboard` again)"
-    : dmPolicy === "open"
-    ? "  3. anyone who messages the bridge account reaches the agent"
-    : "  3. direct messages are ignored (dmPolicy disabled)"
-]
-
-// ---------------------------------------------------------------------------------------------- the command
-
-const envVar = (name: string) =>
-  Config.option(Config.string(name)).pipe(Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
-
-const readRaw = (file: string) =>
-  Effect.try({
-    try: () => parseRaw(readConfigText(file)),
-    catch: (e) => new CliFailure({ message: `cannot read ${file}: ${(e as Error).message}` })
-  })
-
-/** Write the answers into channels.msgbridge (as `svc config set` does): every other key is kept. */
-const save = (file: string, answers: Answers) =>
-  editConfigFile(file, (raw) => {
-    const values: Record<string, unknown> = { enabled: true, ...answers, allowFrom: [...answers.allowFrom] }
-    for (const [key, value] of Object.entries(values)) setPath(raw, `channels.msgbridge.${key}`, value)
-  })
-
-const gatewayPort = (config: SvcConfig) =>
-  Effect.gen(function*() {
-    const env = parsePortEnv(yield* envVar("SVC_GATEWAY_PORT"))
-    if (typeof env === "string") return yield* new CliFailure({ message: env })
-    return env ?? config.gateway?.port ?? DEFAULT_GATEWAY_PORT
-  })
-
-/** GET <serverUrl>/api/v1/ping with the password: undefined when it answered, else the one line why not. */
-const pingBridge = (answers: Answers) =>
-  makeBridgeClient({ serverUrl: answers.serverUrl, password: answers.password, timeoutMs: 5_000 }).pipe(
-    Effect.flatMap((client) => client.ping),
-    Effect.as(undefined),
-    Effect.catchAll((e) => Effect.succeed(e.message))
-  )
 
 export const onboardCommand = Command.make(
   "onboard",
@@ -365,17 +184,22 @@ export const onboardCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
-      const file = makeStatePaths(resolveStateDir({ SVC_STATE_DIR: yield* envVar("SVC_STATE_DIR") })).configFile
+      const file = yield* locateConfigFile
       const given = yield* Either.match(checkFlags(flags), {
         onLeft: (message) => Effect.fail(new CliFailure({ message })),
         onRight: Effect.succeed
       })
-      const current = currentAnswers(yield* readRaw(file))
+      const current = yield* readCurrentAnswers(file).pipe(
+        Effect.mapError((e) => new CliFailure({ message: `cannot read ${e.file}: ${e.detail}` }))
+      )
 
       let answers: Answers
       let check = flags.check
       if (flags.nonInteractive) {
-        answers = yield* resolveWithoutQuestions(given, current, file)
+        answers = yield* Either.match(resolveWithoutQuestions(given, current), {
+          onLeft: (unresolved) => Effect.fail(unresolvedFailure(unresolved, file)),
+          onRight: Effect.succeed
+        })
       } else {
         const terminal = yield* Terminal.Terminal
         const input = yield* PromptInput
@@ -392,14 +216,16 @@ export const onboardCommand = Command.make(
         check = flags.check || result.check
         // --allow-from answers its question without it, so an allowlist chosen in a prompt is checked here.
         const problem = checkAllowFrom(answers.dmPolicy, answers.allowFrom)
-        if (problem !== undefined) return yield* new CliFailure({ message: `${problem}: pass --allow-from <handles, comma-separated>` })
+        if (problem !== undefined) return yield* allowFromFailure(problem)
       }
 
-      const config = yield* save(file, answers)
-      const port = yield* gatewayPort(config)
+      const config = yield* saveAnswers(file, answers).pipe(
+        Effect.mapError((e) => new CliFailure({ message: describeCliError(e) }))
+      )
+      const ports = yield* locatePorts(config).pipe(Effect.mapError((e) => new CliFailure({ message: e.message })))
       const target = webhookTarget({
         bind: config.gateway?.bind ?? "127.0.0.1",
-        port,
+        port: ports.gateway,
         webhookPath: answers.webhookPath,
         password: answers.password,
         lanAddress

@@ -6,15 +6,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect } from "vitest"
+import { PromptInput } from "../../../src/cli/commands/onboard.js"
 import {
   checkAllowFrom,
   checkPassword,
   checkServerUrl,
   checkWebhookPath,
-  parseAllowFrom,
-  PromptInput,
-  webhookTarget
-} from "../../../src/cli/commands/onboard.js"
+  parseAllowFrom
+} from "../../../src/msgbridge/setup/Onboarding.js"
+import { webhookTarget } from "../../../src/msgbridge/setup/WebhookTarget.js"
 import { GatewayRunner } from "../../../src/gateway/GatewayRunner.js"
 import { runCli } from "../../../src/cli/main.js"
 import { fakeBridge } from "../../support/fakeBridge.js"
