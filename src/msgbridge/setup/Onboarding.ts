@@ -2,7 +2,7 @@ import { Data, Effect, Either, Option } from "effect"
 import { type ConfigEditError, editConfig } from "../../config/edit.js"
 import { getPath, parseRaw, type RawConfig, readConfigText, setPath } from "../../config/file.js"
 import { parseConfigText } from "../../config/parse.js"
-import type { SvcConfig } from "../../config/SvcConfig.js"
+import { DmPolicy as DmPolicySchema, type SvcConfig } from "../../config/SvcConfig.js"
 import { makeBridgeClient } from "../bridge/BridgeClient.js"
 import { normaliseServerUrl } from "../bridge/url.js"
 import { DEFAULT_WEBHOOK_PATH } from "../channel/Accounts.js"
@@ -12,8 +12,8 @@ import { DEFAULT_WEBHOOK_PATH } from "../channel/Accounts.js"
 // questions; writing them through the one config writer (every other key of svc.json kept, the whole file
 // validated again); what to do next; and the bridge ping. Asking the questions is the CLI's (`svc onboard`).
 
-export type DmPolicy = "pairing" | "allowlist" | "open" | "disabled"
-export const DM_POLICIES: ReadonlyArray<DmPolicy> = ["pairing", "allowlist", "open", "disabled"]
+export type DmPolicy = typeof DmPolicySchema.Type
+export const DM_POLICIES: ReadonlyArray<DmPolicy> = DmPolicySchema.literals
 
 /** What onboarding writes under channels.msgbridge (besides enabled: true). */
 export interface Answers {
