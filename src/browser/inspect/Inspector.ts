@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import type { Cookie } from "../../domain/browser.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { BrowserState } from "./BrowserState.js"
 import { Dialogs } from "./Dialogs.js"
@@ -145,16 +144,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         const list = yield* state.cookies(page)
         return {
           targetId: tab.targetId,
-          cookies: list.cookies.map((c): typeof Cookie.Type => ({
-            name: c.name,
-            value: c.value,
-            domain: c.domain,
-            path: c.path,
-            expires: c.expires,
-            httpOnly: c.httpOnly,
-            secure: c.secure,
-            sameSite: c.sameSite
-          }))
+          cookies: list.cookies
         }
       })
 

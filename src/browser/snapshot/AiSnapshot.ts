@@ -1,7 +1,7 @@
 import type { AiRefEntry } from "../act/Refs.js"
 import { indentOf, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { countLines, Output } from "./CharacterCap.js"
-import { INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
+import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // AI snapshots: playwright's `mode: "ai"` text, renumbered for the agent in one linear pass over the lines
 // (an AI snapshot of a 4,000-node page takes playwright about 200 ms; what we add stays within a few
@@ -113,15 +113,7 @@ export const renderAiSnapshot = (
     }
   }
   const { text, dropped } = out.finish(out.full ? countLines(raw, pos) : 0)
-  if (dropped.length > 0) {
-    const gone = new Set(dropped)
-    for (const r of gone) {
-      if (INTERACTIVE_ROLES.has(refs[r]!.role)) interactive--
-      delete refs[r]
-    }
-    entries.splice(0, entries.length, ...entries.filter(([k]) => !gone.has(k)))
-    boxes.splice(0, boxes.length, ...boxes.filter((b) => !gone.has(b.ref)))
-  }
+  interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
     text,
     refs,

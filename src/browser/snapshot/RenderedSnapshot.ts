@@ -40,3 +40,27 @@ export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
   "spinbutton",
   "treeitem"
 ])
+
+/**
+ * Forgets the refs whose lines the character cap cut (their elements are not in the text the agent
+ * reads): from the ref table, the entries and the label boxes. Answers how many of them were interactive.
+ */
+export const forgetDropped = (
+  dropped: ReadonlyArray<string>,
+  rendered: {
+    readonly refs: Record<string, RefInfo>
+    readonly entries: Array<readonly [string, unknown]>
+    readonly boxes: Array<LabelBox>
+  }
+): number => {
+  if (dropped.length === 0) return 0
+  const gone = new Set(dropped)
+  let interactive = 0
+  for (const r of gone) {
+    if (INTERACTIVE_ROLES.has(rendered.refs[r]!.role)) interactive++
+    delete rendered.refs[r]
+  }
+  rendered.entries.splice(0, rendered.entries.length, ...rendered.entries.filter(([k]) => !gone.has(k)))
+  rendered.boxes.splice(0, rendered.boxes.length, ...rendered.boxes.filter((b) => !gone.has(b.ref)))
+  return interactive
+}

@@ -1,7 +1,7 @@
 import { type RoleRefEntry, roleKey } from "../act/Refs.js"
 import { type Box, indentOf, type LineHead, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { Output } from "./CharacterCap.js"
-import { INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
+import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // Role snapshots: playwright's default-mode ARIA text, parsed into a tree, then shown with e<n> refs that
 // resolve by role and name (getByRole), through the interactive, compact and depth filters.
@@ -215,15 +215,7 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
     }
   }
   const { text, dropped } = out.finish(hidden)
-  if (dropped.length > 0) {
-    const gone = new Set(dropped)
-    for (const r of gone) {
-      if (INTERACTIVE_ROLES.has(refs[r]!.role)) interactive--
-      delete refs[r]
-    }
-    entries.splice(0, entries.length, ...entries.filter(([k]) => !gone.has(k)))
-    boxes.splice(0, boxes.length, ...boxes.filter((b) => !gone.has(b.ref)))
-  }
+  interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
     text,
     refs,
