@@ -9,15 +9,11 @@ import {
   renderAriaSnapshot,
   yamlScalar
 } from "../../../src/browser/snapshot/AriaFormat.js"
-import {
-  Cdp,
-  type CdpEndpoint,
-  makeCdp,
-  normaliseTabUrl,
-  pngSize,
-  redactUrl,
-  rewriteWebSocketUrl
-} from "../../../src/browser/cdp/Cdp.js"
+import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
+import { DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
+import { type CdpEndpoint, redactUrl, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { pngSize } from "../../../src/browser/cdp/png.js"
+import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
 
 // --- AriaFormat ------------------------------------------------------------------------------------------
@@ -518,10 +514,12 @@ describe("Cdp (fake endpoint)", () => {
     Effect.gen(function*() {
       const fake = yield* fakeCdp()
       const ep = endpoint(fake.httpUrl)
-      const viaDefault = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(Effect.provide(Cdp.Default))
+      const viaDefault = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(
+        Effect.provide(Cdp.Default.pipe(Layer.provide(DiscoveryHttpClient)))
+      )
       expect(viaDefault).toHaveLength(1)
       const viaLayer = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(
-        Effect.provide(Cdp.layer({ reuseConnections: false }))
+        Effect.provide(Cdp.layer({ reuseConnections: false }).pipe(Layer.provide(DiscoveryHttpClient)))
       )
       expect(viaLayer).toHaveLength(1)
       yield* Effect.sleep("50 millis")
