@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Deferred, Effect, Exit, FiberId, Schedule, type Scope } from "effect"
 import type { LastExit } from "../../domain/browser.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
+import { CdpDiscovery } from "../cdp/discovery.js"
 import { ProfileDecor } from "./ProfileDecor.js"
 
 // One managed Chromium as a scoped resource: acquired when its DevTools endpoint answers, released by
@@ -110,50 +110,6 @@ export const cleanTail = (raw: string, max = TAIL_BYTES): string => {
 // ---------------------------------------------------------------------------------------------------------
 // DevTools endpoint probes
 
-export interface CdpVersion {
-  readonly Browser?: string
-  readonly webSocketDebuggerUrl: string
-}
-
-/** /json/version did not answer with a DevTools endpoint. */
-export class CdpProbeFailed {
-  readonly _tag = "CdpProbeFailed"
-}
-
-/** GET /json/version on loopback, no keep-alive (a pooled socket would outlive the browser). */
-export const cdpVersion = (port: number, timeoutMs = 1_000): Effect.Effect<CdpVersion, CdpProbeFailed> =>
-  Effect.async<CdpVersion, CdpProbeFailed>((resume) => {
-    const req = http.get(
-      { host: "127.0.0.1", port, path: "/json/version", agent: false, timeout: timeoutMs },
-      (res) => {
-        let body = ""
-        res.setEncoding("utf8")
-        res.on("data", (c: string) => {
-          if (body.length < 64 * 1024) body += c
-        })
-        res.on("end", () => {
-          try {
-            const v = JSON.parse(body) as Partial<CdpVersion>
-            if (res.statusCode === 200 && typeof v.webSocketDebuggerUrl === "string") {
-              resume(Effect.succeed(v as CdpVersion))
-              return
-            }
-          } catch {
-            // fall through
-          }
-          resume(Effect.fail(new CdpProbeFailed()))
-        })
-        res.on("error", () => resume(Effect.fail(new CdpProbeFailed())))
-      }
-    )
-    req.on("timeout", () => req.destroy())
-    req.on("error", () => {
-      req.destroy()
-      resume(Effect.fail(new CdpProbeFailed()))
-    })
-    return Effect.sync(() => req.destroy())
-  })
-
 export type PortState =
   | { readonly _tag: "free" }
   | { readonly _tag: "cdp"; readonly browser: string }
@@ -175,11 +131,11 @@ const tcpConnects = (port: number, timeoutMs = 500): Effect.Effect<boolean> =>
     return Effect.sync(() => socket.destroy())
   })
 
-export const portState = (port: number): Effect.Effect<PortState> =>
+export const portState = (discovery: CdpDiscovery, port: number): Effect.Effect<PortState> =>
   Effect.gen(function* () {
     if (!(yield* tcpConnects(port))) return { _tag: "free" } as const
-    const v = yield* Effect.option(cdpVersion(port, 1_000))
-    return v._tag === "Some" ? ({ _tag: "cdp", browser: v.value.Browser ?? "a browser" } as const) : ({ _tag: "other" } as const)
+    const v = yield* Effect.option(discovery.probe(port))
+    return v._tag === "Some" ? ({ _tag: "cdp", browser: v.value.browser ?? "a browser" } as const) : ({ _tag: "other" } as const)
   })
 
 // ---------------------------------------------------------------------------------------------------------
@@ -485,6 +441,7 @@ const unavailable = (message: string) => new BrowserUnavailable({ message })
 export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/ChromeLauncher", {
   effect: Effect.gen(function* () {
     const decor = yield* ProfileDecor
+    const discovery = yield* CdpDiscovery
 
     const launch = (opts: LaunchOptions): Effect.Effect<LaunchedBrowser, BrowserUnavailable, Scope.Scope> =>
       Effect.gen(function* () {
@@ -492,7 +449,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         const timeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
         const where = `the "${opts.profile}" browser`
 
-        const state = yield* portState(port)
+        const state = yield* portState(discovery, port)
         if (state._tag === "cdp") {
           return yield* unavailable(
             `Port ${port} already answers the DevTools protocol (${state.browser}): another browser is using it. ` +
@@ -552,7 +509,8 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           (p) => p.stop
         )
 
-        const ready = cdpVersion(port, 1_000).pipe(
+        // Chromium opens its DevTools port a few hundred ms after spawn: ask again until it answers.
+        const ready = discovery.probe(port).pipe(
           Effect.tapError(() => Effect.sleep(POLL_INTERVAL_MS)),
           Effect.eventually
         )
@@ -588,7 +546,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           cdpPort: port,
           cdpUrl: `http://127.0.0.1:${port}`,
           webSocketDebuggerUrl: version.webSocketDebuggerUrl,
-          browserVersion: version.Browser ?? "",
+          browserVersion: version.browser ?? "",
           executable: opts.executable,
           userDataDir: opts.userDataDir,
           startedAt: proc.startedAt.toISOString(),
@@ -601,5 +559,5 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
 
     return { launch }
   }),
-  dependencies: [ProfileDecor.Default]
+  dependencies: [ProfileDecor.Default, CdpDiscovery.Default]
 }) {}
