@@ -9,14 +9,9 @@ import { build } from "esbuild"
 import { afterAll } from "vitest"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { DiscoveryHttpClient } from "../../src/browser/cdp/discovery.js"
-import {
-  ChromeLauncher,
-  chromeArgs,
-  cleanTail,
-  defaultHeadless,
-  defaultNoSandbox,
-  type LaunchOptions
-} from "../../src/browser/launch/ChromeLauncher.js"
+import { cleanTail } from "../../src/browser/launch/browserProcess.js"
+import { chromeArgs, defaultHeadless, defaultNoSandbox } from "../../src/browser/launch/chromeFlags.js"
+import { ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
 
 // The real Chromium of this machine, on loopback ports of the managed range, with throwaway profiles.
 
