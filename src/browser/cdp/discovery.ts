@@ -61,8 +61,8 @@ const versionFailure = (ep: CdpEndpoint, path: string) => (e: VersionError): Bro
 export class CdpDiscovery extends Effect.Service<CdpDiscovery>()("svc/CdpDiscovery", {
   effect: Effect.gen(function*() {
     const client = (yield* HttpClient.HttpClient).pipe(
-      // No span or trace header per request: the launcher asks every 15 ms while Chromium starts, and a span
-      // costs about as much as the request itself (the Cdp methods that ask have spans of their own).
+      // No span or trace header per request: the launcher asks every 15 ms while Chromium starts, which would
+      // fill a trace with dozens of identical spans (the Cdp methods that ask have spans of their own).
       HttpClient.withTracerDisabledWhen(() => true),
       HttpClient.withTracerPropagation(false),
       HttpClient.followRedirects(),
@@ -115,8 +115,8 @@ export class CdpDiscovery extends Effect.Service<CdpDiscovery>()("svc/CdpDiscove
 }) {}
 
 /**
- * Node's HTTP client without keep-alive, for the /json probes: a pooled socket would outlive the browser it
- * reached, and the launcher's next probe (every 15 ms while Chromium starts) would stall on it.
+ * Node's HTTP client without keep-alive, for the /json requests: each is a fresh loopback connection, and no
+ * pooled socket outlives the browser it reached (a browser is stopped and started again on the same port).
  */
 export const DiscoveryHttpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerWithoutAgent.pipe(
   Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false }))
