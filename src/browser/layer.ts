@@ -5,6 +5,7 @@ import { BrowserManager } from "./launch/BrowserManager.js"
 import { BrowserState } from "./inspect/BrowserState.js"
 import { Capture } from "./snapshot/Capture.js"
 import { Cdp } from "./cdp/Cdp.js"
+import { DiscoveryHttpClient } from "./cdp/discovery.js"
 import { ChromeLauncher } from "./launch/ChromeLauncher.js"
 import { ChromeLocator } from "./launch/ChromeLocator.js"
 import { Dialogs } from "./inspect/Dialogs.js"
@@ -21,8 +22,12 @@ import { TabPages } from "./pages/TabPages.js"
 import { Tabs } from "./pages/Tabs.js"
 import { Trash } from "./launch/Trash.js"
 
-/** What the browser services stand on: the outside world (executables, processes, CDP, the trash). */
+/**
+ * What the browser services stand on: the outside world (executables, processes, CDP, the trash), with the
+ * HTTP client their /json requests go out on. One layer graph, so the launcher and Cdp share one discovery.
+ */
 export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default)
+  .pipe(Layer.provide(DiscoveryHttpClient))
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>

@@ -6,7 +6,9 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type CdpEndpoint, makeCdp, pngSize } from "../../src/browser/cdp/Cdp.js"
+import { makeCdp } from "../../src/browser/cdp/Cdp.js"
+import type { CdpEndpoint } from "../../src/browser/cdp/endpoints.js"
+import { pngSize } from "../../src/browser/cdp/png.js"
 
 // The Cdp service against a real headless Chromium and a real HTTP server on loopback.
 

@@ -7,15 +7,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "esbuild"
 import { afterAll } from "vitest"
-import { Cause, Effect, Exit, Fiber } from "effect"
-import {
-  ChromeLauncher,
-  chromeArgs,
-  cleanTail,
-  defaultHeadless,
-  defaultNoSandbox,
-  type LaunchOptions
-} from "../../src/browser/launch/ChromeLauncher.js"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import { DiscoveryHttpClient } from "../../src/browser/cdp/discovery.js"
+import { cleanTail } from "../../src/browser/launch/browserProcess.js"
+import { chromeArgs, defaultHeadless, defaultNoSandbox } from "../../src/browser/launch/chromeFlags.js"
+import { ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
 
 // The real Chromium of this machine, on loopback ports of the managed range, with throwaway profiles.
 
@@ -104,6 +100,9 @@ const script = (name: string, body: string) => {
   return file
 }
 
+/** The launcher over the same HTTP client the gateway gives it. */
+const Launcher = ChromeLauncher.Default.pipe(Layer.provide(DiscoveryHttpClient))
+
 const launch = (opts: LaunchOptions) =>
   Effect.flatMap(ChromeLauncher, (l) => l.launch(opts))
 
@@ -147,7 +146,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       expect(pidsMentioning(opts.userDataDir)).toEqual([])
       const exit = yield* seen.exit
       expect(exit.signal ?? exit.code).not.toBeNull()
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a browser that dies on its own completes `exit` with the signal, for crash detection", () =>
@@ -161,7 +160,7 @@ describe("ChromeLauncher (real Chromium)", () => {
         expect(Number.isNaN(Date.parse(exit.at))).toBe(false)
         expect(b.isRunning()).toBe(false)
       })
-    ).pipe(Effect.provide(ChromeLauncher.Default))
+    ).pipe(Effect.provide(Launcher))
   )
 
   it.live("an executable that is not a browser fails fast with its exit code", () =>
@@ -173,7 +172,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       expect(message).toContain("/bin/false")
       expect(message).toContain("exited with code 1")
       expect(message).toContain("before its DevTools endpoint answered")
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("the failure message carries what the browser printed on stderr", () =>
@@ -183,7 +182,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       const message = failureMessage(exit)
       expect(message).toContain("exited with code 3")
       expect(message).toContain("FATAL: cannot open the profile: Permission denied")
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a browser that never answers is stopped after the start timeout", () =>
@@ -200,7 +199,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       const pid = Number(/pid (\d+)/.exec(message)?.[1])
       expect(pid).toBeGreaterThan(0)
       expect(alive(pid)).toBe(false)
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a port where another browser already answers CDP is refused, naming the port and the fix", () =>
@@ -215,7 +214,7 @@ describe("ChromeLauncher (real Chromium)", () => {
         expect(message).toContain("browser.profiles.second.cdpPort")
         expect(first.isRunning()).toBe(true)
       })
-    ).pipe(Effect.provide(ChromeLauncher.Default))
+    ).pipe(Effect.provide(Launcher))
   )
 
   it.live("a port held by some other program is refused without starting a browser", () =>
@@ -233,7 +232,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       expect(message).toContain(`Port ${port} is already in use by another program`)
       expect(message).toContain("browser.profiles.e2e.cdpPort")
       expect(pidsMentioning(opts.userDataDir)).toEqual([])
-    }).pipe(Effect.scoped, Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.scoped, Effect.provide(Launcher))
   )
 
   it.live("a stale SingletonLock left by a crashed run does not block the next launch", () =>
@@ -253,7 +252,7 @@ describe("ChromeLauncher (real Chromium)", () => {
         })
       )
       expect(alive(b.pid)).toBe(false)
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a profile directory that a running browser holds is refused, naming that browser's pid", () =>
@@ -267,7 +266,7 @@ describe("ChromeLauncher (real Chromium)", () => {
         expect(message).toContain(`${opts.userDataDir} is in use by another browser process (pid ${first.pid})`)
         expect(first.isRunning()).toBe(true)
       })
-    ).pipe(Effect.provide(ChromeLauncher.Default))
+    ).pipe(Effect.provide(Launcher))
   )
 
   it.live("a lock whose pid now belongs to a process that is not a browser is treated as stale", () =>
@@ -277,7 +276,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       fs.symlinkSync(`${os.hostname()}-${process.pid}`, path.join(opts.userDataDir, "SingletonLock"))
       const b = yield* Effect.scoped(launch(opts))
       expect(b.pid).not.toBe(process.pid)
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a lock taken on another computer is reported with the file to delete", () =>
@@ -289,7 +288,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       expect(message).toContain('locked by a browser on another computer ("old-container", pid 4242)')
       expect(message).toContain(path.join(opts.userDataDir, "SingletonLock"))
       expect(fs.readlinkSync(path.join(opts.userDataDir, "SingletonLock"))).toBe("old-container-4242")
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("behind a wrapper script that does not exec, the reported pid is the real browser", () =>
@@ -308,7 +307,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       )
       expect(alive(b.pid)).toBe(false)
       expect(pidsMentioning(opts.userDataDir)).toEqual([])
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 
   it.live("a gateway that exits without closing its scopes takes its browser with it", () =>
@@ -321,20 +320,23 @@ describe("ChromeLauncher (real Chromium)", () => {
         build({
           stdin: {
             contents: `
-              import { Effect } from "effect"
+              import { Effect, Layer } from "effect"
+              import { DiscoveryHttpClient } from ${JSON.stringify(path.resolve("src/browser/cdp/discovery.ts"))}
               import { ChromeLauncher } from ${JSON.stringify(path.resolve("src/browser/launch/ChromeLauncher.ts"))}
               const opts = ${JSON.stringify({ ...options(port), userDataDir })}
               Effect.runFork(Effect.scoped(Effect.gen(function* () {
                 const b = yield* (yield* ChromeLauncher).launch(opts)
                 console.log(JSON.stringify({ pid: b.pid }))
                 process.exit(0)
-              })).pipe(Effect.provide(ChromeLauncher.Default)))`,
+              })).pipe(Effect.provide(ChromeLauncher.Default.pipe(Layer.provide(DiscoveryHttpClient)))))`,
             resolveDir: process.cwd(),
             loader: "ts"
           },
           bundle: true,
           platform: "node",
           format: "esm",
+          // The node HTTP client brings undici, which requires node's builtins: give the ESM bundle a require.
+          banner: { js: `import { createRequire } from "node:module"; const require = createRequire(import.meta.url);` },
           outfile: entry,
           logLevel: "silent"
         })
@@ -358,7 +360,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       for (let i = 0; i < 100 && pidsMentioning(opts.userDataDir).length === 0; i++) yield* Effect.sleep("10 millis")
       yield* Fiber.interrupt(fiber)
       expect(pidsMentioning(opts.userDataDir)).toEqual([])
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 })
 
@@ -434,6 +436,6 @@ describe.runIf(process.env.SVC_MEASURE_START !== undefined)("start-up time", () 
       times.sort((a, b) => a - b)
       const version = execFileSync(CHROMIUM, ["--version"], { encoding: "utf8" }).trim()
       console.log(`${version}: start-to-CDP-ready ms ${times.join(", ")}; median ${times[Math.floor(n / 2)]}`)
-    }).pipe(Effect.provide(ChromeLauncher.Default))
+    }).pipe(Effect.provide(Launcher))
   )
 })

@@ -1,5 +1,7 @@
 import { Deferred, Effect, Layer } from "effect"
-import { Cdp, type CdpEndpoint, type CdpTarget } from "../../src/browser/cdp/Cdp.js"
+import { Cdp } from "../../src/browser/cdp/Cdp.js"
+import type { CdpEndpoint } from "../../src/browser/cdp/endpoints.js"
+import type { CdpTarget } from "../../src/browser/cdp/tabs.js"
 import { type BrowserExit, ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
 import { ChromeLocator } from "../../src/browser/launch/ChromeLocator.js"
 import { Trash } from "../../src/browser/launch/Trash.js"

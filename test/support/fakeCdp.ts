@@ -32,6 +32,8 @@ export interface FakeCdpBehaviour {
   httpHang: boolean
   /** Answer /json/* with this status (and a non-JSON body). */
   httpStatus: number | undefined
+  /** Answer /json/version with this body (status 200) instead of the browser's description. */
+  versionBody: string | undefined
   /** Accept the TCP connection for the websocket upgrade and never complete the handshake. */
   upgradeHang: boolean
   /** Per-method delay before answering. */
@@ -160,6 +162,7 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
     httpDelayMs: 0,
     httpHang: false,
     httpStatus: undefined,
+    versionBody: undefined,
     upgradeHang: false,
     delays: {},
     hang: new Set(),
@@ -194,6 +197,10 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
       }
       if (u.pathname === `${prefix}/json/version`) {
+        if (behaviour.versionBody !== undefined) {
+          res.writeHead(200, { "content-type": "application/json" }).end(behaviour.versionBody)
+          return
+        }
         return json({
           Browser: "FakeChrome/1.0",
           "Protocol-Version": "1.3",

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import type { JSHandle, Page } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
-import { pngSize } from "../cdp/Cdp.js"
+import { pngSize } from "../cdp/png.js"
 import { bounded, call, run } from "./budgets.js"
 import { errorParts } from "./failures.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"

@@ -3,7 +3,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
-import { type CdpEndpoint, redactUrl } from "../cdp/Cdp.js"
+import { type CdpEndpoint, redactUrl } from "../cdp/endpoints.js"
 import { errorText, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import {
   type AxNode,
   type AxTree,
@@ -9,15 +9,11 @@ import {
   renderAriaSnapshot,
   yamlScalar
 } from "../../../src/browser/snapshot/AriaFormat.js"
-import {
-  Cdp,
-  type CdpEndpoint,
-  makeCdp,
-  normaliseTabUrl,
-  pngSize,
-  redactUrl,
-  rewriteWebSocketUrl
-} from "../../../src/browser/cdp/Cdp.js"
+import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
+import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
+import { type CdpEndpoint, redactUrl, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { pngSize } from "../../../src/browser/cdp/png.js"
+import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
 
 // --- AriaFormat ------------------------------------------------------------------------------------------
@@ -292,6 +288,39 @@ describe("Cdp (fake endpoint)", () => {
       expect(err.message).toContain("answered HTTP 404 for /json/version")
     }))
 
+  it.scopedLive("an answer that is not JSON, or has no websocket, says the URL is not a usable CDP endpoint", () =>
+    Effect.gen(function*() {
+      const { cdp, ep, fake } = yield* setup({ token: "hush-hush" })
+      fake.behaviour.versionBody = "<html>hello</html>"
+      const notJson = yield* Effect.flip(cdp.version(ep))
+      expect(notJson.message).toContain("answered /json/version with something that is not JSON")
+      fake.behaviour.versionBody = JSON.stringify({ Browser: "Locked/1" })
+      const noWs = yield* Effect.flip(cdp.listTabs(ep))
+      expect(noWs.message).toContain("/json/version has no webSocketDebuggerUrl")
+      for (const e of [notJson, noWs]) {
+        expect(e._tag).toBe("BrowserUnavailable")
+        expect(e.message).not.toContain("hush-hush")
+      }
+    }))
+
+  it.scopedLive("the launcher's probe: a loopback port's version, or CdpProbeFailed when nothing answers", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakeCdp()
+      const context = yield* Layer.build(CdpDiscovery.Default.pipe(Layer.provide(DiscoveryHttpClient)))
+      const discovery = Context.get(context, CdpDiscovery)
+      expect(yield* discovery.probe(fake.port)).toEqual({
+        browser: "FakeChrome/1.0",
+        protocolVersion: "1.3",
+        webSocketDebuggerUrl: fake.wsUrl
+      })
+      const port = yield* Effect.promise(() => closedPort())
+      expect(yield* Effect.flip(discovery.probe(port))).toMatchObject({ _tag: "CdpProbeFailed" })
+      fake.behaviour.httpHang = true
+      const started = Date.now()
+      expect(yield* Effect.flip(discovery.probe(fake.port, 150))).toMatchObject({ _tag: "CdpProbeFailed" })
+      expect(Date.now() - started).toBeLessThan(1_000)
+    }))
+
   it.scopedLive("a websocket handshake that never finishes fails within browser.remoteCdpHandshakeTimeoutMs", () =>
     Effect.gen(function*() {
       const { cdp, fake } = yield* setup()
@@ -518,10 +547,12 @@ describe("Cdp (fake endpoint)", () => {
     Effect.gen(function*() {
       const fake = yield* fakeCdp()
       const ep = endpoint(fake.httpUrl)
-      const viaDefault = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(Effect.provide(Cdp.Default))
+      const viaDefault = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(
+        Effect.provide(Cdp.Default.pipe(Layer.provide(DiscoveryHttpClient)))
+      )
       expect(viaDefault).toHaveLength(1)
       const viaLayer = yield* Effect.flatMap(Cdp, (cdp) => cdp.listTabs(ep)).pipe(
-        Effect.provide(Cdp.layer({ reuseConnections: false }))
+        Effect.provide(Cdp.layer({ reuseConnections: false }).pipe(Layer.provide(DiscoveryHttpClient)))
       )
       expect(viaLayer).toHaveLength(1)
       yield* Effect.sleep("50 millis")

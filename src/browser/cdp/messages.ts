@@ -1,0 +1,52 @@
+import { BrowserUnavailable, NotFound } from "../../domain/errors.js"
+import { type CdpEndpoint, redactUrl } from "./endpoints.js"
+import type { CdpProtocolError, SendError } from "./socket/connection.js"
+
+// What the CDP layer tells a person (or a model) when a browser or a tab cannot be reached, with the next
+// step to take. Endpoints always appear redacted.
+
+export const startHint =
+  "If it is the managed browser, start it with `svc browser start`; if it is a remote browser, check the profile's cdpUrl and that the browser runs with --remote-debugging-port."
+
+export const tabsHint = "run `svc browser tabs` to list the open tabs and their targetIds"
+
+export const unreachable = (ep: CdpEndpoint, reason: string) =>
+  new BrowserUnavailable({ message: `no browser answers CDP at ${redactUrl(ep.url)} (${reason}). ${startHint}` })
+
+export const notFound = (ep: CdpEndpoint, targetId: string) =>
+  new NotFound({
+    message: `no tab with targetId ${JSON.stringify(targetId)} in the browser at ${redactUrl(ep.url)}; ${tabsHint}`
+  })
+
+export const dropped = (ep: CdpEndpoint, method: string) =>
+  new BrowserUnavailable({
+    message: `the CDP connection to ${redactUrl(ep.url)} closed while sending ${method}: the browser exited, ` +
+      `crashed or dropped the client. Check it with \`svc browser status\`; ${startHint}`
+  })
+
+const isNoTarget = (e: CdpProtocolError) => /no target with given id|target not found|no such target/i.test(e.message)
+
+const refused = (ep: CdpEndpoint, e: CdpProtocolError) =>
+  new BrowserUnavailable({ message: `the browser at ${redactUrl(ep.url)} refused ${e.method}: ${e.message}` })
+
+/** Maps a protocol error about `targetId` to NotFound when the target is gone, to BrowserUnavailable otherwise. */
+export const targetError = (ep: CdpEndpoint, targetId: string) => (e: SendError): NotFound | BrowserUnavailable =>
+  e._tag === "CdpProtocolError" ? (isNoTarget(e) ? notFound(ep, targetId) : refused(ep, e)) : e
+
+/** A protocol error as BrowserUnavailable naming the method the browser refused. */
+export const protocolToUnavailable = (ep: CdpEndpoint) => (e: SendError): BrowserUnavailable =>
+  e._tag === "CdpProtocolError" ? refused(ep, e) : e
+
+/** A network failure in a few words (the error's code when it has a known one, else its innermost message). */
+export const describeError = (e: unknown): string => {
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code
+    if (code === "ECONNREFUSED") return "connection refused"
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "host not found"
+    if (code === "ECONNRESET") return "connection reset"
+    const cause = (e as { cause?: unknown }).cause
+    if (cause !== undefined && cause !== e) return describeError(cause)
+    return e.message
+  }
+  return String(e)
+}

@@ -1,0 +1,125 @@
+import { readdirSync, readFileSync } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Effect } from "effect"
+
+// The managed browser as the operating system sees it: is a pid alive, signals to its process group, is
+// anything of the group left, which process of the group is the browser, and a last-resort kill at exit.
+
+/** Whether a pid is running (a zombie only waits to be reaped, so it is not). */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+  // A zombie has exited; it only waits for its parent (maybe not us) to reap it.
+  if (process.platform !== "linux") return true
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+  } catch {
+    return true
+  }
+}
+
+// Never fall back from the group to the bare pid: once reaped, that pid may belong to someone else.
+export const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    // Windows has no process groups; there the browser's own pid is the best we can do.
+    process.kill(process.platform === "win32" ? pgid : -pgid, signal)
+  } catch {
+    // already gone
+  }
+}
+
+export const signalPid = (pid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(pid, signal)
+  } catch {
+    // already gone
+  }
+}
+
+/** Whether any live (non-zombie) process is left in a process group. */
+export const groupAlive = (pgid: number): boolean => {
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return false
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false
+}
+
+// Last line of defence: if the gateway exits without closing its scopes (process.exit, a fatal error),
+// the detached browsers must not outlive it.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+export const trackGroup = (pgid: number): void => {
+  liveGroups.add(pgid)
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once("exit", () => {
+    for (const g of liveGroups) signalGroup(g, "SIGKILL")
+  })
+}
+
+export const untrackGroup = (pgid: number): void => {
+  liveGroups.delete(pgid)
+}
+
+const SHELLS = new Set(["sh", "dash", "bash", "zsh", "ksh", "busybox", "env"])
+
+const procRead = (pid: number, file: string) => fs.readFile(`/proc/${pid}/${file}`, "utf8").catch(() => undefined)
+const procExe = (pid: number) => fs.readlink(`/proc/${pid}/exe`).catch(() => undefined)
+
+const looksLikeBrowser = async (pid: number, port: number): Promise<boolean> => {
+  const cmdline = await procRead(pid, "cmdline")
+  if (cmdline === undefined) return false
+  const args = cmdline.split("\0")
+  if (!args.includes(`--remote-debugging-port=${port}`) || args.some((a) => a.startsWith("--type="))) return false
+  const exe = await procExe(pid)
+  return exe === undefined || !SHELLS.has(path.basename(exe))
+}
+
+/**
+ * The spawned pid, unless it is a wrapper that did not exec (Debian's /usr/bin/chromium does exec): then
+ * the process of its group that carries our DevTools port and is not a helper (--type=...).
+ */
+export const resolveBrowserPid = (spawnedPid: number, port: number): Effect.Effect<number> =>
+  Effect.promise(async () => {
+    if (process.platform !== "linux") return spawnedPid
+    if (await looksLikeBrowser(spawnedPid, port)) return spawnedPid
+    const entries = await fs.readdir("/proc").catch(() => [] as Array<string>)
+    const pids = entries.filter((e) => /^\d+$/.test(e)).map(Number).sort((a, b) => a - b)
+    for (const pid of pids) {
+      if (pid === spawnedPid) continue
+      const stat = await procRead(pid, "stat")
+      if (stat === undefined) continue
+      // Fields after the parenthesised command name: state ppid pgrp ...
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+      if (pgrp !== spawnedPid) continue
+      if (await looksLikeBrowser(pid, port)) return pid
+    }
+    return spawnedPid
+  })
