@@ -17,6 +17,7 @@ import { PlaywrightSessions } from "./pages/Playwright.js"
 import { Profiles } from "./launch/Profiles.js"
 import { Refs } from "./act/Refs.js"
 import { SafePaths } from "./inspect/SafePaths.js"
+import { BrowserMediaPruning } from "./snapshot/mediaPruning.js"
 import { Snapshots } from "./snapshot/Snapshots.js"
 import { TabPages } from "./pages/TabPages.js"
 import { Tabs } from "./pages/Tabs.js"
@@ -31,7 +32,7 @@ export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLau
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
-  Layer.mergeAll(Automate.Default, Inspector.Default).pipe(
+  Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         Capture.Default,

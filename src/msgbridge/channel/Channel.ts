@@ -13,7 +13,8 @@ import { type InboundMessage, parseWebhook, toInboundMessage } from "./Inbound.j
 import { deliver, markRead } from "./Outbound.js"
 import { makeMessageActions } from "./Actions.js"
 import { historyFilePath, makeChatHistory } from "../store/History.js"
-import { fetchInboundMedia, mediaMaxBytes, mediaNote, msgbridgeMediaDir, msgbridgeMediaRoot, pruneMedia } from "../media/Media.js"
+import { pruneDir } from "../../platform/pruneDir.js"
+import { fetchInboundMedia, mediaMaxBytes, mediaNote, msgbridgeMediaDir, msgbridgeMediaRoot } from "../media/Media.js"
 import { expandTemplates, expandTemplatesDeep, type TemplateValues } from "./Templates.js"
 import { makePairingStore } from "../store/PairingStore.js"
 import { makeShortIds, shortIdsFilePath } from "../store/ShortIds.js"
@@ -302,8 +303,8 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
       cursorLive && newestAccepted !== undefined ? Effect.ignore(dedupe.advance(newestAccepted)) : Effect.void
     ).pipe(Effect.repeat(Schedule.spaced(Duration.millis(CURSOR_PERSIST_MS))), Effect.forkScoped)
 
-    // Inbound media stay bounded on disk (Media.MEDIA_PRUNE_DEFAULTS: a week, 512 MiB per account).
-    yield* pruneMedia(msgbridgeMediaRoot(paths.mediaDir, accountId)).pipe(
+    // Inbound media stay bounded on disk (platform/pruneDir's defaults: a week, 512 MiB per account).
+    yield* pruneDir(msgbridgeMediaRoot(paths.mediaDir, accountId), "msgbridge media").pipe(
       Effect.repeat(Schedule.spaced(Duration.hours(6))),
       Effect.forkScoped
     )

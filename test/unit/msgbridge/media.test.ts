@@ -10,6 +10,7 @@ import { describe, expect } from "vitest"
 import { makeBridgeClient } from "../../../src/msgbridge/bridge/BridgeClient.js"
 import type { BridgeClientApi } from "../../../src/msgbridge/bridge/calls.js"
 import { BridgeUnreachable } from "../../../src/msgbridge/bridge/errors.js"
+import { pruneDir } from "../../../src/platform/pruneDir.js"
 import {
   displayName,
   fetchInboundMedia,
@@ -20,7 +21,6 @@ import {
   mediaNote,
   msgbridgeMediaDir,
   msgbridgeMediaRoot,
-  pruneMedia,
   safeFileName,
   sniffMimeType
 } from "../../../src/msgbridge/media/Media.js"
@@ -300,7 +300,7 @@ describe("names, types, sizes, stickers", () => {
   })
 })
 
-describe("pruneMedia", () => {
+describe("pruneDir (inbound media)", () => {
   const write = (file: string, size: number, ageMs: number) => {
     fs.mkdirSync(path.dirname(file), { recursive: true })
     fs.writeFileSync(file, Buffer.alloc(size))
@@ -318,14 +318,14 @@ describe("pruneMedia", () => {
       write(path.join(root, "2026-01-21", "new.jpg"), 400, 1 * HOUR)
       write(path.join(root, "2026-01-21", ".abc.part"), 50, 0) // a download in progress
       write(path.join(root, "2026-01-21", ".dead.part"), 50, 3 * HOUR) // a crash's leftover
-      const r = yield* pruneMedia(root, { maxAgeMs: 7 * 24 * HOUR, maxTotalBytes: 900 })
+      const r = yield* pruneDir(root, "msgbridge media", { maxAgeMs: 7 * 24 * HOUR, maxTotalBytes: 900 })
       expect(listAll(root)).toEqual([path.join("2026-01-20", "old.jpg"), path.join("2026-01-21", ".abc.part"), path.join("2026-01-21", "new.jpg")])
       expect(r).toEqual({ removedFiles: 3, removedBytes: 460, keptFiles: 2, keptBytes: 800 })
       expect(fs.existsSync(path.join(root, "2026-01-01"))).toBe(false)
       expect(fs.existsSync(root)).toBe(true)
 
       // defaults keep fresh, small media; a missing directory is nothing to do
-      expect((yield* pruneMedia(root)).removedFiles).toBe(0)
-      expect(yield* pruneMedia(path.join(root, "nope"))).toEqual({ removedFiles: 0, removedBytes: 0, keptFiles: 0, keptBytes: 0 })
+      expect((yield* pruneDir(root, "msgbridge media")).removedFiles).toBe(0)
+      expect(yield* pruneDir(path.join(root, "nope"), "msgbridge media")).toEqual({ removedFiles: 0, removedBytes: 0, keptFiles: 0, keptBytes: 0 })
     }))
 })

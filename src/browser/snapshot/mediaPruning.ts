@@ -1,0 +1,21 @@
+import { Duration, Effect, Layer, Schedule } from "effect"
+import * as path from "node:path"
+import { ConfigStore } from "../../config/ConfigStore.js"
+import { pruneDir } from "../../platform/pruneDir.js"
+
+/** Where screenshots, labels, element shots and PDFs are written (see mediaFiles.ts). */
+export const browserMediaDir = (mediaDir: string) => path.join(mediaDir, "browser")
+
+/**
+ * Screenshots and PDFs stay bounded on disk as inbound media do (a week, 512 MiB): pruned when the
+ * gateway starts and every 6 hours while it runs.
+ */
+export const BrowserMediaPruning = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const store = yield* ConfigStore
+    yield* pruneDir(browserMediaDir(store.paths.mediaDir), "browser media").pipe(
+      Effect.repeat(Schedule.spaced(Duration.hours(6))),
+      Effect.forkScoped
+    )
+  })
+)
