@@ -39,6 +39,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const lastExits = yield* Ref.make(new Map<string, LastExit>())
     /** The tab each profile last opened or focused. */
     const currentTabs = yield* Ref.make(new Map<string, string>())
+    /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
+    const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
 
     const endpointOf = (url: string): Effect.Effect<CdpEndpoint> =>
       Effect.map(store.get, (config) => ({
@@ -197,9 +199,21 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         return { status: yield* statusOf(profile), launched, elapsedMs } satisfies StartResult
       })
 
+    /**
+     * Registers a listener told (before the browser is ended) whenever a profile is stopped or deleted, for
+     * as long as the caller's scope is open. A remote profile's listeners are told too: the gateway lets go
+     * of that browser even though it does not end it.
+     */
+    const onStop = (listener: (profile: string) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void stopListeners.add(listener)),
+        () => Effect.sync(() => void stopListeners.delete(listener))
+      )
+
     const stopProfile = (name: string) =>
       SynchronizedRef.modifyEffect(running, (m) =>
         Effect.gen(function*() {
+          yield* Effect.forEach([...stopListeners], (listener) => listener(name), { discard: true })
           const r = m.get(name)
           if (r === undefined) return [false, m] as const
           yield* Fiber.interrupt(r.watcher)
@@ -286,7 +300,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       setCurrentTab,
       deleteProfile,
       listProfiles,
-      runningProfiles
+      runningProfiles,
+      onStop
     } as const
   })
 }) {}
