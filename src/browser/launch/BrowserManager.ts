@@ -113,15 +113,23 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           ),
           Effect.forkDaemon
         )
-        // The first tab of a fresh browser is its current tab.
+        // The first tab of a fresh browser is its current tab. Of a browser taken over, only a lone tab is:
+        // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
         const ep = yield* endpointOf(launched.cdpUrl)
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
+        const first = launched.takenOver === true && tabs.length !== 1 ? undefined : tabs[0]
         yield* Ref.update(currentTabs, (m) => {
           const next = new Map(m)
-          if (tabs[0] !== undefined) next.set(profile.name, tabs[0].targetId)
+          if (first !== undefined) next.set(profile.name, first.targetId)
           else next.delete(profile.name)
           return next
         })
+        if (launched.takenOver === true) {
+          yield* Effect.logInfo(
+            `took over the browser of profile "${profile.name}" (pid ${launched.pid}, port ${launched.cdpPort}, ` +
+              `${tabs.length} tab(s)) that an earlier gateway left running`
+          )
+        }
         return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
       })
 
@@ -158,7 +166,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
               return [{ launched: false as boolean, elapsedMs: performance.now() - t0 }, m] as const
             }
             const r = yield* launch(profile)
-            return [{ launched: true, elapsedMs: performance.now() - t0 }, new Map(m).set(profile.name, r)] as const
+            const launched = r.launched.takenOver !== true
+            return [{ launched, elapsedMs: performance.now() - t0 }, new Map(m).set(profile.name, r)] as const
           })
         )
       })
