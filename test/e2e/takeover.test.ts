@@ -57,6 +57,11 @@ describe("taking over the browser an earlier gateway left running", () => {
     expect(second.output()).toContain(`took over the browser of profile "svc" (pid ${pid}`)
     const again = await json(second, "browser", "start")
     expect(again.launched).toBe(false)
+    // Which of its two tabs the killed gateway meant is not known: no tab is current until one is chosen.
+    expect(tabs.tabs).toHaveLength(2)
+    const guess = await second.svc("browser", "snapshot", "--format", "aria")
+    expect(guess.code).not.toBe(0)
+    expect(guess.stderr).toContain('profile "svc" has no current tab')
     // The tab is driven as before: focus it, snapshot it.
     await json(second, "browser", "focus", tab.targetId)
     const snap = await second.svc("browser", "snapshot", "--format", "aria")
@@ -83,6 +88,7 @@ describe("taking over the browser an earlier gateway left running", () => {
     await waitUntil(() => !pidAlive(pid3), 10_000)
     const fresh = await json(fourth, "browser", "start")
     expect(fresh.launched).toBe(true)
+    console.log(`start by takeover ${Math.round(took.elapsedMs)} ms, by a fresh launch ${Math.round(fresh.elapsedMs)} ms`)
     expect(fresh.status.pid).not.toBe(pid3)
     browsers.push(fresh.status.pid)
   })
