@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Actions } from "./act/Actions.js"
 import { Automate } from "./act/Automate.js"
 import { BrowserManager } from "./launch/BrowserManager.js"
@@ -30,6 +30,18 @@ import { Trash } from "./launch/Trash.js"
 export const BrowserLeavesLive = Layer.mergeAll(ChromeLocator.Default, ChromeLauncher.Default, Cdp.Default, Trash.Default)
   .pipe(Layer.provide(DiscoveryHttpClient))
 
+/**
+ * A profile that is stopped or deleted loses its automation library connection at once, so a browser started
+ * again on the same port gets a fresh one rather than a connection to the browser that is gone.
+ */
+const DropConnectionOnStop = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const browsers = yield* BrowserManager
+    const sessions = yield* PlaywrightSessions
+    yield* browsers.onStop((profile) => Effect.asVoid(sessions.disconnect(profile)))
+  })
+)
+
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
   Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning).pipe(
@@ -48,7 +60,7 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
         SafePaths.Default
       )
     ),
-    Layer.provideMerge(Tabs.Default),
+    Layer.provideMerge(Layer.merge(Tabs.Default, DropConnectionOnStop)),
     Layer.provideMerge(PlaywrightSessions.Default),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),

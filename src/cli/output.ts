@@ -26,10 +26,10 @@ export const renderTabs = (tabs: ReadonlyArray<Tab>): string =>
   tabs.length === 0
     ? "no tabs"
     : tabs
-      .map((t, i) => `${t.current ? "*" : " "} ${i}  ${t.targetId}  ${t.title === "" ? "(untitled)" : t.title}  ${t.url}`)
+      .map((t) => `${t.current ? "*" : " "} ${t.index}  ${t.targetId}  ${t.title === "" ? "(untitled)" : t.title}  ${t.url}`)
       .join("\n")
 
-export const renderTab = (verb: string, t: Tab): string => `${verb} ${t.targetId}  ${t.url}`
+export const renderTab = (verb: string, t: Tab): string => `${verb} tab ${t.index}  ${t.targetId}  ${t.url}`
 
 export const renderScreenshot = (r: ScreenshotResult): string => `MEDIA:${r.path}`
 

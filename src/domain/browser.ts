@@ -80,6 +80,11 @@ export const StopResult = Schema.Struct({ profile: Schema.String, stopped: Schem
 export type StopResult = typeof StopResult.Type
 
 export const Tab = Schema.Struct({
+  /**
+   * The tab's number in its profile: given in the order the gateway saw tabs open (tabs it found on attach
+   * in the browser's order) and never reused, so an index from an earlier listing names its tab or none.
+   */
+  index: Schema.Int,
   targetId: Schema.String,
   title: Schema.String,
   url: Schema.String,

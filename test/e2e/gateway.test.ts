@@ -115,10 +115,11 @@ describe("gateway, managed browser and CLI", () => {
     const snap = JSON.parse((await gw.svc("browser", "snapshot", "--format", "aria", "--json")).stdout)
     expect(snap.targetId).toBe(a.targetId)
 
-    const list = JSON.parse((await gw.svc("browser", "tab", "--json")).stdout).tabs as Array<{ targetId: string }>
-    const indexOfB = list.findIndex((t) => t.targetId === b.targetId)
+    const list = JSON.parse((await gw.svc("browser", "tab", "--json")).stdout).tabs as Array<{ index: number; targetId: string }>
+    const indexOfB = list.find((t) => t.targetId === b.targetId)!.index
+    expect(indexOfB).toBe(b.index)
     const selected = await gw.svc("browser", "tab", "select", String(indexOfB))
-    expect(selected.stdout).toContain(`focused ${b.targetId}`)
+    expect(selected.stdout).toContain(`focused tab ${indexOfB}  ${b.targetId}`)
     const closed = await gw.svc("browser", "tab", "close", String(indexOfB))
     expect(closed.stdout).toContain(`closed ${b.targetId}`)
     const after = JSON.parse((await gw.svc("browser", "tabs", "--json")).stdout).tabs as Array<{ targetId: string }>

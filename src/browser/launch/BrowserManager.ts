@@ -39,6 +39,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const lastExits = yield* Ref.make(new Map<string, LastExit>())
     /** The tab each profile last opened or focused. */
     const currentTabs = yield* Ref.make(new Map<string, string>())
+    /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
+    const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
 
     const endpointOf = (url: string): Effect.Effect<CdpEndpoint> =>
       Effect.map(store.get, (config) => ({
@@ -111,15 +113,23 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           ),
           Effect.forkDaemon
         )
-        // The first tab of a fresh browser is its current tab.
+        // The first tab of a fresh browser is its current tab. Of a browser taken over, only a lone tab is:
+        // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
         const ep = yield* endpointOf(launched.cdpUrl)
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
+        const first = launched.takenOver === true && tabs.length !== 1 ? undefined : tabs[0]
         yield* Ref.update(currentTabs, (m) => {
           const next = new Map(m)
-          if (tabs[0] !== undefined) next.set(profile.name, tabs[0].targetId)
+          if (first !== undefined) next.set(profile.name, first.targetId)
           else next.delete(profile.name)
           return next
         })
+        if (launched.takenOver === true) {
+          yield* Effect.logInfo(
+            `took over the browser of profile "${profile.name}" (pid ${launched.pid}, port ${launched.cdpPort}, ` +
+              `${tabs.length} tab(s)) that an earlier gateway left running`
+          )
+        }
         return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
       })
 
@@ -156,7 +166,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
               return [{ launched: false as boolean, elapsedMs: performance.now() - t0 }, m] as const
             }
             const r = yield* launch(profile)
-            return [{ launched: true, elapsedMs: performance.now() - t0 }, new Map(m).set(profile.name, r)] as const
+            const launched = r.launched.takenOver !== true
+            return [{ launched, elapsedMs: performance.now() - t0 }, new Map(m).set(profile.name, r)] as const
           })
         )
       })
@@ -197,9 +208,21 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         return { status: yield* statusOf(profile), launched, elapsedMs } satisfies StartResult
       })
 
+    /**
+     * Registers a listener told (before the browser is ended) whenever a profile is stopped or deleted, for
+     * as long as the caller's scope is open. A remote profile's listeners are told too: the gateway lets go
+     * of that browser even though it does not end it.
+     */
+    const onStop = (listener: (profile: string) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void stopListeners.add(listener)),
+        () => Effect.sync(() => void stopListeners.delete(listener))
+      )
+
     const stopProfile = (name: string) =>
       SynchronizedRef.modifyEffect(running, (m) =>
         Effect.gen(function*() {
+          yield* Effect.forEach([...stopListeners], (listener) => listener(name), { discard: true })
           const r = m.get(name)
           if (r === undefined) return [false, m] as const
           yield* Fiber.interrupt(r.watcher)
@@ -286,7 +309,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       setCurrentTab,
       deleteProfile,
       listProfiles,
-      runningProfiles
+      runningProfiles,
+      onStop
     } as const
   })
 }) {}

@@ -9,6 +9,7 @@ import { portState } from "./portState.js"
 import { isAlive, resolveBrowserPid } from "./processes.js"
 import { ProfileDecor } from "./ProfileDecor.js"
 import { clearStaleSingleton } from "./singletonLock.js"
+import { adoptBrowser, findOwnBrowser } from "./takeover.js"
 
 // One managed Chromium as a scoped resource: acquired when its DevTools endpoint answers, released by
 // stopping its whole process group. The browser runs detached in its own group so that closing the scope
@@ -50,6 +51,8 @@ export interface LaunchedBrowser {
   readonly exit: Effect.Effect<BrowserExit>
   /** The last ~2 KB of the browser's stderr, without known noise. */
   readonly stderrTail: () => string
+  /** Not launched now: the profile's own browser, left running by an earlier gateway, taken over (takeover.ts). */
+  readonly takenOver?: boolean
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 20_000
@@ -94,6 +97,8 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
 
         const state = yield* portState(discovery, port)
         if (state._tag === "cdp") {
+          const own = yield* findOwnBrowser(opts.userDataDir, port)
+          if (own !== undefined) return yield* adoptBrowser(own, opts, state.version)
           return yield* unavailable(
             `Port ${port} already answers the DevTools protocol (${state.browser}): another browser is using it. ` +
               `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json.`

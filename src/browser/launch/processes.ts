@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -123,3 +124,51 @@ export const resolveBrowserPid = (spawnedPid: number, port: number): Effect.Effe
     }
     return spawnedPid
   })
+
+const psField = (pid: number, field: "args" | "pgid") =>
+  new Promise<string | undefined>((resolve) => {
+    execFile("ps", ["-o", `${field}=`, "-p", String(pid)], { timeout: 2_000 }, (err, out) =>
+      resolve(err !== null || out.trim() === "" ? undefined : out.trim())
+    )
+  })
+
+/**
+ * A process's command line: its arguments (from /proc on Linux), or one string where only `ps` can tell
+ * (macOS; arguments with spaces cannot be told apart there). Undefined when neither can.
+ */
+export const commandLine = async (pid: number): Promise<ReadonlyArray<string> | string | undefined> => {
+  const cmdline = await procRead(pid, "cmdline")
+  if (cmdline !== undefined) return cmdline.split("\0").filter((a) => a !== "")
+  return process.platform === "win32" ? undefined : psField(pid, "args")
+}
+
+/** Whether a command line carries exactly this switch (`--name=value`). */
+export const hasSwitch = (line: ReadonlyArray<string> | string, sw: string): boolean =>
+  typeof line === "string" ? ` ${line} `.includes(` ${sw} `) : line.includes(sw)
+
+/** A process's group, or undefined when it cannot be read. */
+export const processGroup = async (pid: number): Promise<number | undefined> => {
+  const stat = await procRead(pid, "stat")
+  const pgid = stat !== undefined
+    ? Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+    : process.platform === "win32"
+    ? undefined
+    : Number(await psField(pid, "pgid"))
+  return pgid !== undefined && Number.isInteger(pgid) && pgid > 1 ? pgid : undefined
+}
+
+/** The live browser processes (not helpers) started with both switches; Linux only, empty elsewhere. */
+export const browsersWith = async (switches: ReadonlyArray<string>): Promise<Array<number>> => {
+  if (process.platform !== "linux") return []
+  const entries = await fs.readdir("/proc").catch(() => [] as Array<string>)
+  const found: Array<number> = []
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue
+    const args = (await procRead(Number(e), "cmdline"))?.split("\0")
+    if (args === undefined || args.some((a) => a.startsWith("--type="))) continue
+    if (!switches.every((s) => args.includes(s)) || !isAlive(Number(e))) continue
+    const exe = await procExe(Number(e))
+    if (exe === undefined || !SHELLS.has(path.basename(exe))) found.push(Number(e))
+  }
+  return found
+}

@@ -25,6 +25,15 @@ const holdsProfile = async (pid: number, userDataDir: string): Promise<boolean> 
   return /chrom|brave|edge|vivaldi|opera/i.test(path.basename(exe))
 }
 
+/** The live process of this computer that the profile's SingletonLock names, if any. */
+export const lockHolder = async (userDataDir: string): Promise<number | undefined> => {
+  const target = await fs.readlink(path.join(userDataDir, "SingletonLock")).catch(() => undefined)
+  const m = target === undefined ? null : /^(.*)-(\d+)$/.exec(target)
+  if (m === null || m[1] !== os.hostname()) return undefined
+  const pid = Number(m[2])
+  return isAlive(pid) ? pid : undefined
+}
+
 /**
  * Chromium's SingletonLock is a symlink to "<host>-<pid>". When that process is gone (a crashed earlier
  * run), or its pid now belongs to something that is not a browser, the three Singleton files are removed

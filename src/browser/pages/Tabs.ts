@@ -8,18 +8,22 @@ import type { CdpTarget } from "../cdp/tabs.js"
 import { normaliseTabUrl } from "../cdp/tabUrl.js"
 import { PlaywrightSessions } from "./Playwright.js"
 import type { ResolvedProfile } from "../launch/Profiles.js"
+import { makeTabOrder } from "./tabOrder.js"
 
 /**
  * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
- * fails clearly when there is none: never "whatever tab happens to be last".
+ * fails clearly when there is none: never "whatever tab happens to be last". Tabs are listed in opening
+ * order, each with an index that stays its own (tabOrder.ts).
  */
 export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
   effect: Effect.gen(function*() {
     const browsers = yield* BrowserManager
     const cdp = yield* Cdp
     const sessions = yield* PlaywrightSessions
+    const order = makeTabOrder()
 
-    const toTab = (t: CdpTarget, current: Option.Option<string>): Tab => ({
+    const toTab = (t: CdpTarget, index: number, current: Option.Option<string>): Tab => ({
+      index,
       targetId: t.targetId,
       title: t.title,
       url: t.url,
@@ -32,7 +36,19 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
         const targets = yield* cdp.listTabs(endpoint)
         const current = yield* browsers.currentTab(profile.name)
-        return { profile: profile.name, tabs: targets.map((t) => toTab(t, current)) }
+        const indices = order.sync(profile.name, targets.map((t) => t.targetId))
+        const tabs = targets.map((t) => toTab(t, indices.get(t.targetId)!, current))
+        return { profile: profile.name, tabs: tabs.sort((a, b) => a.index - b.index) }
+      })
+
+    /** The new tab, numbered after every tab the browser had before it. */
+    const opened = (profile: string, endpoint: CdpEndpoint, target: CdpTarget) =>
+      Effect.gen(function*() {
+        const targets = yield* cdp.listTabs(endpoint).pipe(Effect.orElseSucceed(() => []))
+        const others = targets.map((t) => t.targetId).filter((id) => id !== target.targetId)
+        order.sync(profile, [...others, target.targetId])
+        yield* browsers.setCurrentTab(profile, target.targetId)
+        return toTab(target, order.indexOf(profile, target.targetId), Option.some(target.targetId))
       })
 
     const open = (profileName: string | undefined, url: string) =>
@@ -54,21 +70,17 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
               return { ...blank, url: page.url() }
             })
           )
-          if (observed._tag === "Right") {
-            yield* browsers.setCurrentTab(profile.name, observed.right.targetId)
-            return toTab(observed.right, Option.some(observed.right.targetId))
-          }
+          if (observed._tag === "Right") return yield* opened(profile.name, endpoint, observed.right)
           // The library could not take the tab: open the URL the plain way instead.
           yield* Effect.ignore(cdp.closeTab(endpoint, blank.targetId))
         }
-        const target = yield* cdp.openTab(endpoint, url)
-        yield* browsers.setCurrentTab(profile.name, target.targetId)
-        return toTab(target, Option.some(target.targetId))
+        return yield* opened(profile.name, endpoint, yield* cdp.openTab(endpoint, url))
       })
 
     const find = (endpoint: CdpEndpoint, profile: ResolvedProfile, targetId: string) =>
       Effect.flatMap(cdp.listTabs(endpoint), (targets) => {
         const target = targets.find((t) => t.targetId === targetId)
+        order.sync(profile.name, targets.map((t) => t.targetId))
         return target !== undefined
           ? Effect.succeed(target)
           : Effect.fail(
@@ -84,7 +96,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const target = yield* find(endpoint, profile, targetId)
         yield* cdp.activateTab(endpoint, targetId)
         yield* browsers.setCurrentTab(profile.name, targetId)
-        return toTab(target, Option.some(targetId))
+        return toTab(target, order.indexOf(profile.name, targetId), Option.some(targetId))
       })
 
     const close = (profileName: string | undefined, targetId: string) =>

@@ -43,17 +43,19 @@ const listTabs = Command.make("tabs", commonOptions, (args) =>
 const tabByIndex = (args: CommonArgs, index: number) =>
   withControl(args, (c, q) => c.tabs.list({ urlParams: q })).pipe(
     Effect.map((r) => r.tabs),
-    Effect.flatMap((tabs) =>
-      index >= 0 && index < tabs.length
-        ? Effect.succeed(tabs[index]!)
+    Effect.flatMap((tabs) => {
+      const tab = tabs.find((t) => t.index === index)
+      return tab !== undefined
+        ? Effect.succeed(tab)
         : Effect.fail(
           new CliFailure({
             message: tabs.length === 0
               ? `no tab at index ${index}: the profile has no tabs`
-              : `no tab at index ${index}: \`svc browser tab\` lists ${tabs.length} tab(s), numbered 0-${tabs.length - 1}`
+              : `no tab at index ${index} (closed, or never opened; indices are not reused): the open tabs are ` +
+                `${tabs.map((t) => t.index).join(", ")} (\`svc browser tab\` lists them)`
           })
         )
-    )
+    })
   )
 
 const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.optional) }, (args) =>

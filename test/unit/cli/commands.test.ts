@@ -56,13 +56,13 @@ describe("svc CLI commands", () => {
         const opened = yield* cli("browser", "open", "https://example.com/", "--json")
         expect(opened.code).toBe(0)
         const tab = JSON.parse(opened.out)
-        expect(tab).toEqual({ targetId: expect.any(String), title: "", url: "https://example.com/", type: "page", current: true })
+        expect(tab).toEqual({ index: 1, targetId: expect.any(String), title: "", url: "https://example.com/", type: "page", current: true })
 
         const tabs = yield* cli("browser", "tabs", "--json")
         expect(JSON.parse(tabs.out)).toEqual({
           profile: "svc",
           tabs: [
-            { targetId: expect.any(String), title: "", url: "about:blank", type: "page", current: false },
+            { index: 0, targetId: expect.any(String), title: "", url: "about:blank", type: "page", current: false },
             { ...tab }
           ]
         })
@@ -76,6 +76,10 @@ describe("svc CLI commands", () => {
         expect(shot.out).toMatch(/^MEDIA:\/.+\.png$/)
         const snap = yield* cli("browser", "snapshot", "--format", "aria")
         expect(snap.out).toBe('- document "https://example.com/"')
+
+        // The human line names the new tab's index with its targetId.
+        const newTab = yield* cli("browser", "tab", "new")
+        expect(newTab.out).toMatch(/^opened tab 2  T\d+  about:blank$/)
       })))
 
   it.scopedLive("failures are one line on stderr and a non-zero exit code", () =>
@@ -87,7 +91,9 @@ describe("svc CLI commands", () => {
         expect(badName.code).not.toBe(0)
         const badIndex = yield* cli("browser", "tab", "close", "7")
         expect(badIndex.code).toBe(1)
-        expect(badIndex.err).toMatch(/^svc: no tab at index 7: `svc browser tab` lists 1 tab\(s\), numbered 0-0$/)
+        expect(badIndex.err).toBe(
+          "svc: no tab at index 7 (closed, or never opened; indices are not reused): the open tabs are 0 (`svc browser tab` lists them)"
+        )
       })))
 
   it.scopedLive("a wrong token is refused with the server's message", () =>

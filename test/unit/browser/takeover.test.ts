@@ -1,0 +1,33 @@
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { hasSwitch } from "../../../src/browser/launch/processes.js"
+import { findOwnBrowser } from "../../../src/browser/launch/takeover.js"
+
+// Which browser is the profile's own: the edges the end-to-end takeover test does not reach.
+
+describe("the profile's own browser", () => {
+  it("matches whole switches, in an argument list or in the one line ps prints", () => {
+    expect(hasSwitch(["chromium", "--user-data-dir=/a/user-data"], "--user-data-dir=/a/user-data")).toBe(true)
+    expect(hasSwitch(["chromium", "--user-data-dir=/a/user-data2"], "--user-data-dir=/a/user-data")).toBe(false)
+    expect(hasSwitch("chromium --user-data-dir=/a/user-data --remote-debugging-port=18800", "--remote-debugging-port=18800")).toBe(true)
+    expect(hasSwitch("chromium --remote-debugging-port=188000", "--remote-debugging-port=18800")).toBe(false)
+  })
+
+  it("a live process named by the lock that was not started with the profile's switches is not taken over", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-own-"))
+    try {
+      // This test's own process: alive, on this host, but no browser of that dir and port.
+      fs.symlinkSync(`${os.hostname()}-${process.pid}`, path.join(dir, "SingletonLock"))
+      expect(await Effect.runPromise(findOwnBrowser(dir, 18877))).toBeUndefined()
+      // A lock of a process that is gone names nobody either.
+      fs.rmSync(path.join(dir, "SingletonLock"))
+      fs.symlinkSync(`${os.hostname()}-2147483646`, path.join(dir, "SingletonLock"))
+      expect(await Effect.runPromise(findOwnBrowser(dir, 18877))).toBeUndefined()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
