@@ -123,7 +123,7 @@ export const SnapshotQuery = Schema.Struct({
   profile: Schema.optional(ProfileName),
   targetId: Schema.optional(TargetId),
   format: Schema.optional(SnapshotFormat),
-  /** `efficient`: interactive + compact + a depth limit + a 10,000-character cap. */
+  /** `efficient`: interactive + compact + a 10,000-character cap. */
   mode: Schema.optional(Schema.Literal("efficient")),
   /** aria: at most this many nodes; ai and role: at most this many characters. */
   limit: Schema.optional(QueryInt(1, 10_000_000)),

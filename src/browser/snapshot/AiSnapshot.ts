@@ -1,6 +1,6 @@
 import type { AiRefEntry } from "../act/Refs.js"
 import { indentOf, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
-import { countLines, Output } from "./CharacterCap.js"
+import { countInteractive, countLines, Output } from "./CharacterCap.js"
 import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // AI snapshots: playwright's `mode: "ai"` text, renumbered for the agent in one linear pass over the lines
@@ -112,7 +112,10 @@ export const renderAiSnapshot = (
       if (box !== undefined) boxes.push({ ref: shown, ...box })
     }
   }
-  const { text, dropped } = out.finish(out.full ? countLines(raw, pos) : 0)
+  const { text, dropped } = out.finish(out.full ? countLines(raw, pos) : 0, {
+    hiddenInteractive: out.full ? countInteractive(raw, pos, INTERACTIVE_ROLES) : 0,
+    interactiveRef: (ref) => INTERACTIVE_ROLES.has(refs[ref]?.role ?? "")
+  })
   interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
     text,

@@ -1,5 +1,9 @@
 // The character cap of a snapshot: lines are taken until the next one would pass it, then the text ends
-// with a notice saying how much was left out (lines are dropped from the end to make room for it).
+// with a notice saying how much was left out, how many interactive elements among it, and what to pass to
+// see it (lines are dropped from the end to make room for the notice and for a renderer's own footer).
+
+/** What to pass when the cap cuts: never the mode already in use (see {@link narrowHint}). */
+export const DEFAULT_HINT = "Pass a higher --limit, or narrow it with --efficient, --interactive or --selector <css>"
 
 /** Lines under a character cap; a cut says so on its last line. */
 export class Output {
@@ -7,7 +11,7 @@ export class Output {
   readonly lineRefs: Array<string | undefined> = []
   chars = 0
   full = false
-  constructor(readonly limit: number) {}
+  constructor(readonly limit: number, readonly hint: string = DEFAULT_HINT) {}
 
   /** false once the cap is reached (the line is not taken). */
   push(line: string, ref: string | undefined): boolean {
@@ -23,22 +27,51 @@ export class Output {
     return true
   }
 
-  /** Closes the text; the refs of lines dropped to make room for the notice are returned. */
-  finish(hiddenLines: number): { text: string; dropped: Array<string> } {
-    if (!this.full) return { text: this.lines.join("\n"), dropped: [] }
-    const notice = (hidden: number) =>
-      `[… snapshot truncated at the ${this.limit}-character limit: ${hidden} more line(s) not shown. ` +
-      "Pass a higher --limit, or narrow it with --efficient, --interactive or --selector <css>]"
+  /**
+   * Closes the text, with the cut's notice (when the cap cut) and `footer` (when given) as its last lines.
+   * `hiddenInteractive` counts the interactive elements among the `hiddenLines` never taken; lines dropped
+   * to make room count too (`interactiveRef` says which of their refs are). The refs of dropped lines are
+   * returned.
+   */
+  finish(
+    hiddenLines: number,
+    options: {
+      readonly hiddenInteractive?: number
+      readonly interactiveRef?: (ref: string) => boolean
+      readonly footer?: string
+    } = {}
+  ): { text: string; dropped: Array<string> } {
+    const footer = options.footer
+    let cut = this.full
+    const notice = (hidden: number, interactive: number) =>
+      `[… snapshot truncated at the ${this.limit}-character limit: ${hidden} more line(s) not shown` +
+      `${interactive > 0 ? `, ${interactive} of them interactive element(s)` : ""}. ${this.hint}]`
+    const tail = (hidden: number, interactive: number) =>
+      [...(cut ? [notice(hidden, interactive)] : []), ...(footer !== undefined ? [footer] : [])]
+    const size = (extra: Array<string>) => extra.reduce((n, l) => n + l.length + 1, 0)
     const dropped: Array<string> = []
     let hidden = hiddenLines
-    while (this.lines.length > 0 && this.chars + 1 + notice(hidden).length > this.limit) {
+    let interactive = options.hiddenInteractive ?? 0
+    for (;;) {
+      const extra = tail(hidden, interactive)
+      if (this.lines.length === 0 || this.chars + size(extra) <= this.limit) break
       const line = this.lines.pop()!
       const ref = this.lineRefs.pop()
-      if (ref !== undefined) dropped.push(ref)
+      if (ref !== undefined) {
+        dropped.push(ref)
+        if (options.interactiveRef?.(ref) === true) interactive++
+      }
       this.chars -= line.length + (this.lines.length > 0 ? 1 : 0)
       hidden++
+      if (!cut) {
+        cut = true
+        this.full = true
+      }
     }
-    this.lines.push(notice(hidden))
+    for (const line of tail(hidden, interactive)) {
+      this.lines.push(line)
+      this.lineRefs.push(undefined)
+    }
     return { text: this.lines.join("\n"), dropped }
   }
 }
@@ -48,5 +81,14 @@ export const countLines = (s: string, from: number) => {
   if (from >= s.length) return 0
   let n = 1
   for (let i = s.indexOf("\n", from); i >= 0; i = s.indexOf("\n", i + 1)) if (i < s.length - 1) n++
+  return n
+}
+
+/** How many lines from `from` on are interactive elements (the part of a raw snapshot the cap cut). */
+export const countInteractive = (s: string, from: number, roles: ReadonlySet<string>) => {
+  let n = 0
+  const line = /^ *- '?([a-z]+)/gm
+  line.lastIndex = from
+  for (let m = line.exec(s); m !== null; m = line.exec(s)) if (roles.has(m[1]!)) n++
   return n
 }

@@ -66,6 +66,8 @@ export interface RoleRenderOptions {
   readonly depth: number | undefined
   readonly frameSelector?: string | undefined
   readonly scopeSelector?: string | undefined
+  /** What the cap's notice suggests; see {@link narrowHint}. */
+  readonly hint?: string | undefined
   /** The tab's number for a role target (see roleKey). */
   readonly numberFor: (key: string) => number
 }
@@ -78,6 +80,19 @@ export interface RenderedRole {
   readonly stats: SnapshotStats
   readonly boxes: Array<LabelBox>
 }
+
+/** What a cut snapshot suggests passing: ways to narrow it that are not already in use. */
+export const narrowHint = (o: { readonly interactive: boolean; readonly compact: boolean; readonly scoped: boolean }) => {
+  const selector = o.scoped ? "a narrower --selector" : "--selector <css>"
+  const ways = o.interactive ? [selector] : o.compact ? ["--interactive", selector] : ["--efficient", "--interactive", selector]
+  const list = ways.length === 1 ? ways[0]! : `${ways.slice(0, -1).join(", ")} or ${ways[ways.length - 1]}`
+  return `Pass a higher --limit, or narrow it with ${list}`
+}
+
+/** The last line of a snapshot whose depth limit left interactive elements out: how many, and how to see them. */
+const deeperNotice = (count: number, depth: number, interactive: boolean) =>
+  `[${count} interactive element(s) deeper than --depth ${depth} not shown; ` +
+  (interactive ? "raise --depth, or leave it out to list them all]" : "`--interactive` lists them all]")
 
 /** Whether a node gets a role ref. */
 const refEligible = (node: RoleNode, interactiveOnly: boolean) => {
@@ -110,9 +125,12 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
     }
   }
   const eligible = new Uint8Array(n)
+  let deeper = 0
   for (let i = 0; i < n; i++) {
     const node = nodes[i]!
-    if (refEligible(node, options.interactive) && (options.depth === undefined || node.level < options.depth)) eligible[i] = 1
+    if (!refEligible(node, options.interactive)) continue
+    if (options.depth === undefined || node.level < options.depth) eligible[i] = 1
+    else if (INTERACTIVE_ROLES.has(node.role)) deeper++
   }
   // Which nodes show, and at which level.
   const shown = new Uint8Array(n)
@@ -152,16 +170,21 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
     }
   }
 
-  const out = new Output(options.limit)
+  const out = new Output(
+    options.limit,
+    options.hint ?? narrowHint({ interactive: options.interactive, compact: options.compact, scoped: options.scopeSelector !== undefined })
+  )
   const refs: Record<string, RefInfo> = {}
   const entries: Array<readonly [string, RoleRefEntry]> = []
   const boxes: Array<LabelBox> = []
   let interactive = 0
   let hidden = 0
+  let hiddenInteractive = 0
   for (let i = 0; i < n; i++) {
     if (shown[i] !== 1) continue
     if (out.full) {
       hidden++
+      if (eligible[i] === 1 && INTERACTIVE_ROLES.has(nodes[i]!.role)) hiddenInteractive++
       continue
     }
     const node = nodes[i]!
@@ -202,6 +225,7 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
     }
     if (!out.push(text, ref)) {
       hidden++
+      if (ref !== undefined && INTERACTIVE_ROLES.has(node.role)) hiddenInteractive++
       continue
     }
     if (ref !== undefined && entry !== undefined) {
@@ -214,7 +238,11 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
       if (node.box !== undefined) boxes.push({ ref, ...node.box })
     }
   }
-  const { text, dropped } = out.finish(hidden)
+  const { text, dropped } = out.finish(hidden, {
+    hiddenInteractive,
+    interactiveRef: (r) => INTERACTIVE_ROLES.has(refs[r]?.role ?? ""),
+    ...(deeper > 0 ? { footer: deeperNotice(deeper, options.depth!, options.interactive) } : {})
+  })
   interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
     text,

@@ -1,5 +1,5 @@
 // What a snapshot request asks for, and how its options resolve: any role option makes a role snapshot,
-// `efficient` fills in a cap, a depth and the filters, and the cap and depth are clamped to sane numbers.
+// `efficient` fills in a cap and the filters, and the cap and depth are clamped to sane numbers.
 
 export interface SnapshotOptions {
   /** ai (default): playwright's AI snapshot with numeric refs; role: lines with e<n> refs. */
@@ -16,7 +16,7 @@ export interface SnapshotOptions {
   readonly selector?: string | undefined
   /** Role: snapshot inside this iframe (selector of the iframe element); its refs stay scoped to it. */
   readonly frame?: string | undefined
-  /** Role: interactive + compact + depth {@link EFFICIENT_DEPTH} + cap {@link EFFICIENT_LIMIT}. */
+  /** Role: interactive + compact + cap {@link EFFICIENT_LIMIT}: every interactive element, to the cap. */
   readonly efficient?: boolean | undefined
   /** Also a viewport screenshot with each visible ref's label drawn on its element. */
   readonly labels?: boolean | undefined
@@ -26,12 +26,6 @@ export interface SnapshotOptions {
 
 export const DEFAULT_LIMIT = 80_000
 export const EFFICIENT_LIMIT = 10_000
-/**
- * Depth of efficient snapshots. Default-mode ARIA trees leave out generic containers, so ten levels of
- * real structure (landmark, list, item, nested list, form, group, ...) reach the controls of ordinary pages
- * while the deepest corners of huge ones (comment threads, nested menus) stay out.
- */
-export const EFFICIENT_DEPTH = 10
 const MAX_LIMIT = 10_000_000
 const DEFAULT_TIMEOUT_MS = 20_000
 const LOCATE_TIMEOUT_MS = 5_000
@@ -54,7 +48,9 @@ export const resolveSnapshotOptions = (o: SnapshotOptions): ResolvedSnapshotOpti
   const role = o.format === "role" || efficient || o.interactive === true || o.compact === true ||
     o.depth !== undefined || o.selector !== undefined || o.frame !== undefined
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(o.limit ?? (efficient ? EFFICIENT_LIMIT : DEFAULT_LIMIT))))
-  const depth = o.depth !== undefined ? Math.max(1, Math.floor(o.depth)) : efficient ? EFFICIENT_DEPTH : undefined
+  // No depth of its own: a depth limit would drop the deepest controls (a button five lists down), and
+  // efficient is a flat list of controls already, which the character cap bounds.
+  const depth = o.depth !== undefined ? Math.max(1, Math.floor(o.depth)) : undefined
   return {
     format: role ? "role" : "ai",
     limit,

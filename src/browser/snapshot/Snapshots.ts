@@ -4,7 +4,9 @@ import { BrowserUnavailable, InvalidRequest, NotFound } from "../../domain/error
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Refs, type TabRef } from "../act/Refs.js"
 import { type RenderedAi, renderAiSnapshot } from "./AiSnapshot.js"
+import { foldControlState } from "./ControlLines.js"
 import { frameOrigin, labelsScreenshot } from "./Labels.js"
+import { readPageControls } from "./PageControls.js"
 import type { RefInfo, SnapshotStats } from "./RenderedSnapshot.js"
 import { parseRoleSnapshot, type RenderedRole, renderRoleSnapshot } from "./RoleSnapshot.js"
 import { type ResolvedSnapshotOptions, resolveSnapshotOptions, type SnapshotOptions } from "./SnapshotOptions.js"
@@ -73,13 +75,16 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const navigations = yield* sessions.navigations(page)
         // Asked alongside the snapshot: the browser process answers it while the page is busy.
         const title = yield* Effect.fork(sessions.title(page))
+        // What the ARIA text leaves out (password fields, collapsed controls, editors), read beside it.
+        const controls = yield* Effect.fork(readPageControls(page))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
           const raw = yield* Effect.tryPromise({
             try: () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }),
             catch: failed
           })
-          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(raw, { limit: o.limit, baseFor }))
+          const folded = foldControlState(raw, yield* Fiber.join(controls))
+          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor }))
         } else {
           const within = o.frame !== undefined ? page.frameLocator(o.frame) : undefined
           const target = within !== undefined
@@ -92,7 +97,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             try: () => (target !== undefined ? target.ariaSnapshot(options) : page.ariaSnapshot(options)),
             catch: failed
           })
-          const nodes = parseRoleSnapshot(raw)
+          const nodes = parseRoleSnapshot(foldControlState(raw, yield* Fiber.join(controls)))
           rendered = yield* refs.recordRole(tab, navigations, o.frame, (numberFor) =>
             renderRoleSnapshot(nodes, {
               limit: o.limit,

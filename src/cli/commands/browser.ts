@@ -166,7 +166,7 @@ const snapshot = Command.make(
       Options.withDescription("role snapshot inside this iframe (CSS selector); its refs stay scoped to it"),
       Options.optional
     ),
-    efficient: flag("efficient", "interactive + compact + a depth limit, capped at 10,000 characters"),
+    efficient: flag("efficient", "interactive + compact, capped at 10,000 characters"),
     labels: flag("labels", "also save a screenshot with each visible ref's label drawn on it (MEDIA:<path>)"),
     targetId: targetIdOption
   },

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { nameOf, parseLineHead } from "../../../src/browser/snapshot/AriaLine.js"
+import { foldControlState, PASSWORD_MASK } from "../../../src/browser/snapshot/ControlLines.js"
 import { parseRoleSnapshot, renderRoleSnapshot } from "../../../src/browser/snapshot/RoleSnapshot.js"
-import { EFFICIENT_DEPTH, EFFICIENT_LIMIT, resolveSnapshotOptions } from "../../../src/browser/snapshot/SnapshotOptions.js"
+import { EFFICIENT_LIMIT, resolveSnapshotOptions } from "../../../src/browser/snapshot/SnapshotOptions.js"
 
 // The pure parts of snapshots: line parsing, renumbering, nth, the filters and the character cap.
 // The texts below are what playwright-core 1.65 prints (copied from real runs against Chromium).
@@ -313,14 +314,167 @@ describe("resolveSnapshotOptions", () => {
     }
   })
 
-  it("efficient: interactive + compact + depth + 10,000 characters, unless a limit is given", () => {
+  it("efficient: interactive + compact + 10,000 characters, no depth limit, unless a limit is given", () => {
     expect(resolveSnapshotOptions({ efficient: true })).toMatchObject({
       format: "role",
       interactive: true,
       compact: true,
-      depth: EFFICIENT_DEPTH,
+      depth: undefined,
       limit: EFFICIENT_LIMIT
     })
+    expect(resolveSnapshotOptions({ efficient: true, depth: 4 }).depth).toBe(4)
     expect(resolveSnapshotOptions({ efficient: true, limit: 2000 }).limit).toBe(2000)
+  })
+})
+
+// A form after typing, checking, choosing and expanding, as playwright-core 1.65 prints it (AI mode).
+const AI_FILLED = `- generic [ref=e1]:
+  - generic [ref=e4]:
+    - text: Full name
+    - textbox "Full name" [ref=e5]:
+      - /placeholder: Your name
+      - text: Ada
+  - textbox "Empty" [ref=e7]:
+    - /placeholder: Type here
+  - textbox "Bio" [ref=e9]:
+    - /placeholder: About you
+    - text: Line one Line two
+  - generic "Notes" [ref=e10]: My notes
+  - textbox "Editor" [ref=e11]
+  - textbox "Password" [ref=e13]:
+    - /placeholder: secret
+    - text: hunter2SECRET
+  - checkbox "Agree" [checked] [ref=e15]
+  - checkbox "News" [ref=e17]
+  - switch "Dark" [checked] [ref=e22]
+  - combobox "Country" [ref=e24]:
+    - option "France"
+    - option "Germany" [selected]
+  - button "Menu" [ref=e31]
+  - button "Other" [expanded] [ref=e32]
+  - searchbox "Search" [ref=e33]: query
+  - 'textbox "a: b" [ref=e34]':
+    - /placeholder: it's empty
+  - textbox "Pin" [ref=e35]: "1234"`
+
+const CONTROLS = {
+  passwords: ["hunter2SECRET", "1234"],
+  disclosures: [{ role: "button", name: "Menu", expanded: false }, { role: "button", name: "Other", expanded: true }],
+  editables: [{ name: "Editor", text: "Rich text here" }],
+  unread: false
+}
+
+describe("foldControlState", () => {
+  const folded = foldControlState(AI_FILLED, CONTROLS)
+  const line = (pattern: RegExp) => folded.split("\n").find((l) => pattern.test(l))
+
+  it("puts a field's value on its line, and its placeholder only while it is empty", () => {
+    expect(line(/"Full name"/)).toBe('    - textbox "Full name" [ref=e5]: Ada')
+    expect(line(/"Bio"/)).toBe('  - textbox "Bio" [ref=e9]: Line one Line two')
+    expect(line(/"Empty"/)).toBe('  - textbox "Empty" [placeholder="Type here"] [ref=e7]')
+    expect(line(/"Search"/)).toBe('  - searchbox "Search" [ref=e33]: query')
+    expect(folded).not.toContain("/placeholder")
+    expect(folded).not.toContain("Your name")
+    // Quoted keys stay quoted, with the quote inside doubled.
+    expect(line(/a: b/)).toBe(`  - 'textbox "a: b" [placeholder="it''s empty"] [ref=e34]'`)
+  })
+
+  it("shows that a password field is filled, never its value", () => {
+    expect(line(/"Password"/)).toBe(`  - textbox "Password" [ref=e13]: ${PASSWORD_MASK}`)
+    expect(line(/"Pin"/)).toBe(`  - textbox "Pin" [ref=e35]: ${PASSWORD_MASK}`)
+    expect(folded).not.toContain("hunter2SECRET")
+    expect(folded).not.toContain("secret")
+    // A frame that could not be read: every value is masked rather than risk one.
+    const unread = foldControlState(AI_FILLED, { ...CONTROLS, passwords: [], unread: true })
+    expect(unread).not.toContain("hunter2SECRET")
+    expect(unread).not.toContain(": Ada")
+  })
+
+  it("says checked or unchecked, expanded or collapsed, and which option a select holds", () => {
+    expect(line(/"Agree"/)).toBe('  - checkbox "Agree" [checked] [ref=e15]')
+    expect(line(/"News"/)).toBe('  - checkbox "News" [unchecked] [ref=e17]')
+    expect(line(/"Dark"/)).toBe('  - switch "Dark" [checked] [ref=e22]')
+    expect(line(/"Country"/)).toBe('  - combobox "Country" [value="Germany"] [ref=e24]:')
+    expect(line(/option "Germany"/)).toBe('    - option "Germany" [selected]')
+    expect(line(/"Menu"/)).toBe('  - button "Menu" [collapsed] [ref=e31]')
+    expect(line(/"Other"/)).toBe('  - button "Other" [expanded] [ref=e32]')
+  })
+
+  it("shows the text of an editor (contenteditable textbox) and leaves other content alone", () => {
+    expect(line(/"Editor"/)).toBe('  - textbox "Editor" [ref=e11]: Rich text here')
+    expect(line(/"Notes"/)).toBe('  - generic "Notes" [ref=e10]: My notes')
+    expect(line(/Full name$/)).toBe("    - text: Full name")
+  })
+
+  it("keeps values and states in every role mode", () => {
+    const role = foldControlState(AI_FILLED.replace(/ \[ref=e\d+\]/g, ""), CONTROLS)
+    for (const o of [{ interactive: true, compact: true }, { interactive: false, compact: true }, { interactive: false, compact: false }]) {
+      const r = renderRoleSnapshot(parseRoleSnapshot(role), { limit: 100_000, depth: undefined, numberFor: numbering(), ...o })
+      expect(r.text).toMatch(/- textbox "Full name" \[ref=e\d+\]: Ada/)
+      expect(r.text).toMatch(/- textbox "Empty" \[placeholder="Type here"\] \[ref=e\d+\]$/m)
+      expect(r.text).toMatch(/- textbox "Editor" \[ref=e\d+\]: Rich text here/)
+      expect(r.text).toMatch(/- checkbox "News" \[unchecked\] \[ref=e\d+\]/)
+      expect(r.text).toMatch(/- button "Menu" \[collapsed\] \[ref=e\d+\]/)
+      expect(r.text).toMatch(/- combobox "Country" \[value="Germany"\] \[ref=e\d+\]/)
+      expect(r.text).toContain(PASSWORD_MASK)
+      expect(r.text).not.toContain("hunter2SECRET")
+    }
+  })
+})
+
+describe("what a snapshot leaves out, it says", () => {
+  // A button five lists deep, and a link beside the top.
+  const DEEP = `- link "Top":
+  - /url: /
+- list:
+  - listitem:
+    - list:
+      - listitem:
+        - list:
+          - listitem:
+            - list:
+              - listitem:
+                - list:
+                  - listitem:
+                    - button "Deep"`
+
+  it("a depth limit that leaves interactive elements out says how many and how to see them", () => {
+    const nodes = parseRoleSnapshot(DEEP)
+    const r = renderRoleSnapshot(nodes, { limit: 10_000, interactive: false, compact: false, depth: 3, numberFor: numbering() })
+    expect(r.text).not.toContain("Deep")
+    expect(r.text.split("\n").pop()).toBe("[1 interactive element(s) deeper than --depth 3 not shown; `--interactive` lists them all]")
+    const flat = renderRoleSnapshot(nodes, { limit: 10_000, interactive: true, compact: true, depth: 3, numberFor: numbering() })
+    expect(flat.text.split("\n").pop()).toMatch(/^\[1 interactive element\(s\) deeper than --depth 3 not shown; raise --depth/)
+    // Without a depth (efficient has none), the deep button is listed.
+    const all = renderRoleSnapshot(nodes, { limit: 10_000, interactive: true, compact: true, depth: undefined, numberFor: numbering() })
+    expect(all.text).toMatch(/- button "Deep" \[ref=e\d+\]/)
+    expect(all.text).not.toContain("not shown")
+  })
+
+  it("the notice and the cap's cut both fit under the cap", () => {
+    const nodes = parseRoleSnapshot(DEEP)
+    const r = renderRoleSnapshot(nodes, { limit: 200, interactive: false, compact: false, depth: 3, numberFor: numbering() })
+    expect(r.text.length).toBeLessThanOrEqual(200)
+    expect(r.text).toContain("deeper than --depth 3")
+  })
+
+  it("a cut counts the interactive elements it left out and never suggests the mode in use", () => {
+    const many = Array.from({ length: 200 }, (_, i) => `- button "Action ${i}"`).join("\n")
+    const nodes = parseRoleSnapshot(many)
+    const flat = renderRoleSnapshot(nodes, { limit: 1000, interactive: true, compact: true, depth: undefined, numberFor: numbering() })
+    const notice = flat.text.split("\n").pop()!
+    const shownButtons = flat.text.split("\n").length - 1
+    expect(notice).toContain(`${200 - shownButtons} more line(s) not shown, ${200 - shownButtons} of them interactive element(s)`)
+    expect(notice).not.toContain("--interactive")
+    expect(notice).not.toContain("--efficient")
+    expect(notice).toContain("--selector")
+    const compact = renderRoleSnapshot(nodes, { limit: 1000, interactive: false, compact: true, depth: undefined, numberFor: numbering() })
+    expect(compact.text.split("\n").pop()).not.toContain("--efficient")
+    expect(compact.text.split("\n").pop()).toContain("--interactive")
+    const ai = renderAiSnapshot(many.split("\n").map((l, i) => `${l} [ref=e${i + 1}]`).join("\n"), {
+      limit: 1000,
+      baseFor: () => 0
+    })
+    expect(ai.text.split("\n").pop()).toMatch(/of them interactive element\(s\)\. Pass a higher --limit, or narrow it with --efficient/)
   })
 })

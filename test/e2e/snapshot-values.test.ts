@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+
+// Snapshots show what the agent typed, checked, chose and expanded, in every mode, through the real path
+// (bin/svc → gateway → playwright-core → Chromium); a password's value never appears in any of them. And an
+// efficient snapshot keeps a control nested deep, or says what it left out.
+
+const SECRET = "hunter2-Sekrit!"
+const FRAME_SECRET = "frame-Sekrit-42"
+
+const frameDoc = `<label>Frame user <input id="fu"></label><label>Frame pass <input type="password" id="fp"></label>`
+
+const form = `<!doctype html><html><head><title>Values</title></head><body>
+<h1>Sign up</h1>
+<form onsubmit="event.preventDefault()">
+  <label>Full name <input id="name" placeholder="Your name"></label>
+  <label>Nickname <input id="nick" placeholder="Type a nickname"></label>
+  <label>Bio <textarea id="bio" placeholder="About you"></textarea></label>
+  <div contenteditable="true" role="textbox" aria-label="Editor" id="editor" style="min-height:20px;border:1px solid"></div>
+  <label>Password <input type="password" id="pw" placeholder="Choose a password"></label>
+  <label><input type="checkbox" id="agree"> Agree</label>
+  <label><input type="checkbox" id="news"> News</label>
+  <label>Country <select id="country"><option>France</option><option>Germany</option><option>Italy</option></select></label>
+  <button type="button" aria-expanded="false" id="menu"
+    onclick="this.setAttribute('aria-expanded', String(this.getAttribute('aria-expanded') !== 'true'))">Menu</button>
+  <button type="button" aria-expanded="false">Filters</button>
+</form>
+<iframe title="login" srcdoc='${frameDoc}'></iframe>
+</body></html>`
+
+const nest = (levels: number, inner: string): string =>
+  levels === 0 ? inner : `<ul><li>Level ${levels}${nest(levels - 1, inner)}</li></ul>`
+const deep = `<!doctype html><title>Deep</title><h1>Docs</h1>
+<nav aria-label="Contents">${nest(12, `<a href="#deepest">Deepest section</a>`)}</nav>
+<main>${nest(5, `<button type="button">Deep button</button>`)}</main>`
+
+const refOf = (snapshot: string, pattern: RegExp): string => {
+  const line = snapshot.split("\n").find((l) => pattern.test(l))
+  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
+  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
+  return ref
+}
+const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
+
+describe("snapshots show the state of controls", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+  const svcOk = async (...args: Array<string>) => {
+    const r = await gw.svc(...args)
+    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
+    return r.stdout
+  }
+
+  beforeAll(async () => {
+    pages = await servePages({ "/form": form, "/deep": deep })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+    await gw.svc("browser", "open", pages.url("/form"))
+  })
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("after typing, checking, choosing and expanding, every mode shows the values; no mode shows a password", async () => {
+    const before = await svcOk("browser", "snapshot")
+    expect(lineOf(before, /textbox "Full name"/)).toContain('[placeholder="Your name"]')
+    expect(lineOf(before, /button "Menu"/)).toContain("[collapsed]")
+    expect(lineOf(before, /checkbox "Agree"/)).toContain("[unchecked]")
+
+    await svcOk("browser", "type", refOf(before, /textbox "Full name"/), "Ada Lovelace")
+    await svcOk("browser", "type", refOf(before, /textbox "Bio"/), "Writes programs")
+    await svcOk("browser", "type", refOf(before, /textbox "Editor"/), "Rich notes here")
+    await svcOk("browser", "type", refOf(before, /textbox "Password"/), SECRET)
+    await svcOk("browser", "type", refOf(before, /textbox "Frame pass"/), FRAME_SECRET)
+    await svcOk("browser", "type", refOf(before, /textbox "Frame user"/), "frameuser")
+    await svcOk("browser", "click", refOf(before, /checkbox "Agree"/))
+    await svcOk("browser", "select", refOf(before, /combobox "Country"/), "Germany")
+    await svcOk("browser", "click", refOf(before, /button "Menu"/))
+
+    const modes: Array<Array<string>> = [
+      [],
+      ["--format", "role"],
+      ["--interactive"],
+      ["--compact"],
+      ["--efficient"],
+      ["--depth", "12"],
+      ["--selector", "form"],
+      ["--interactive", "--selector", "form"]
+    ]
+    for (const mode of modes) {
+      const snap = await svcOk("browser", "snapshot", ...mode)
+      const where = `mode ${mode.join(" ") || "ai"}:\n${snap}`
+      expect(lineOf(snap, /textbox "Full name"/), where).toMatch(/: Ada Lovelace$/)
+      expect(snap, where).not.toContain("Your name") // a filled field's placeholder is gone
+      expect(lineOf(snap, /textbox "Nickname"/), where).toContain('[placeholder="Type a nickname"]')
+      expect(lineOf(snap, /textbox "Bio"/), where).toMatch(/: Writes programs$/)
+      expect(lineOf(snap, /textbox "Editor"/), where).toMatch(/: Rich notes here$/)
+      expect(lineOf(snap, /textbox "Password"/), where).toMatch(/: ••••••••$/)
+      expect(lineOf(snap, /checkbox "Agree"/), where).toContain("[checked]")
+      expect(lineOf(snap, /checkbox "News"/), where).toContain("[unchecked]")
+      expect(lineOf(snap, /combobox "Country"/), where).toContain('[value="Germany"]')
+      expect(lineOf(snap, /button "Menu"/), where).toContain("[expanded]")
+      expect(lineOf(snap, /button "Filters"/), where).toContain("[collapsed]")
+      expect(snap, where).not.toContain(SECRET)
+      expect(snap, where).not.toContain(FRAME_SECRET)
+    }
+
+    // Inside the iframe: the AI snapshot includes it; a role snapshot of the frame shows it on its own.
+    const ai = await svcOk("browser", "snapshot")
+    expect(lineOf(ai, /textbox "Frame user"/)).toMatch(/: frameuser$/)
+    expect(lineOf(ai, /textbox "Frame pass"/)).toMatch(/: ••••••••$/)
+    const framed = await svcOk("browser", "snapshot", "--frame", "iframe[title=login]")
+    expect(lineOf(framed, /textbox "Frame user"/)).toMatch(/: frameuser$/)
+    expect(lineOf(framed, /textbox "Frame pass"/)).toMatch(/: ••••••••$/)
+    expect(framed).not.toContain(FRAME_SECRET)
+
+    // Nor in the JSON answer, nor in the accessibility-tree format.
+    for (const mode of [["--json"], ["--interactive", "--json"], ["--format", "aria"], ["--format", "aria", "--json"]]) {
+      const out = await svcOk("browser", "snapshot", ...mode)
+      expect(out, mode.join(" ")).not.toContain(SECRET)
+      expect(out, mode.join(" ")).not.toContain(FRAME_SECRET)
+    }
+  })
+
+  it("an efficient snapshot keeps a button five lists deep and a deep table of contents", async () => {
+    await svcOk("browser", "navigate", pages.url("/deep"))
+    const eff = await svcOk("browser", "snapshot", "--efficient")
+    expect(eff).toMatch(/- button "Deep button" \[ref=e\d+\]/)
+    expect(eff).toMatch(/- link "Deepest section" \[ref=e\d+\]/)
+    // A depth the caller asks for still applies, and says what it left out and how to see it.
+    const shallow = await svcOk("browser", "snapshot", "--depth", "3")
+    expect(shallow).not.toContain("Deep button")
+    expect(shallow.trimEnd().split("\n").pop()).toBe(
+      "[2 interactive element(s) deeper than --depth 3 not shown; `--interactive` lists them all]"
+    )
+    // A cut names what was left out, and suggests no mode already in use.
+    const cut = await svcOk("browser", "snapshot", "--efficient", "--limit", "60")
+    const notice = cut.trimEnd().split("\n").pop()!
+    expect(notice).toMatch(/truncated at the 60-character limit: \d+ more line\(s\) not shown, \d+ of them interactive/)
+    expect(notice).not.toMatch(/--efficient|--interactive/)
+  })
+})
