@@ -37,7 +37,17 @@ export const makeRunawayGuard = () => {
   const sessionOf = (page: Page): Promise<CDPSession | undefined> => {
     const known = sessions.get(page)
     if (known !== undefined) return known
-    const attached = within(page.context().newCDPSession(page), ATTACH_MS).catch(() => undefined)
+    const attached: Promise<CDPSession | undefined> = within(page.context().newCDPSession(page), ATTACH_MS)
+      .catch(() => undefined)
+      .then((session) => {
+        const forget = () => {
+          if (sessions.get(page) === attached) sessions.delete(page)
+        }
+        // No session (yet) is tried again at the next script; a closed one (the tab closed) is replaced.
+        if (session === undefined) forget()
+        else session.once("close", forget)
+        return session
+      })
     sessions.set(page, attached)
     return attached
   }
