@@ -241,9 +241,18 @@ export const FillField = Schema.Struct({
   value: Schema.Union(Schema.String, Schema.Boolean, Schema.Number)
 })
 
-/** One kind of action: `{ kind, targetId?, ...fields }`. */
+/**
+ * How long an action may take, in milliseconds: an action on a ref waits up to this for its element to be
+ * visible, enabled, still and not covered (default 5000); evaluate stops the script after it (default 8000).
+ */
+const ActTimeout = Schema.Int.pipe(
+  Schema.between(1, 120_000),
+  Schema.annotations({ message: () => "timeoutMs: expected whole milliseconds from 1 to 120000" })
+)
+
+/** One kind of action: `{ kind, targetId?, timeoutMs?, ...fields }`. */
 const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
-  Schema.Struct({ kind: Schema.Literal(kind), ...tab, ...fields })
+  Schema.Struct({ kind: Schema.Literal(kind), ...tab, timeoutMs: Schema.optional(ActTimeout), ...fields })
 
 export const ActRequest = Schema.Union(
   act("click", {
@@ -266,14 +275,17 @@ export const ActRequest = Schema.Union(
   act("fill", { fields: Schema.Array(FillField).pipe(Schema.minItems(1)) }),
   act("resize", { width: Dimension, height: Dimension }),
   act("wait", {
+    /** A CSS selector; one shaped like a ref (`12`, `e3`, `f1e2`) is taken as a ref. */
     selector: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    ref: Schema.optional(Ref),
+    /** With a selector or ref: wait until the element is enabled, not only visible. */
+    enabled: Schema.optional(Schema.Boolean),
     text: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
     textGone: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
     url: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
     load: Schema.optional(Schema.Literal("load", "domcontentloaded", "networkidle")),
     fn: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-    timeMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 60_000))),
-    timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 120_000)))
+    timeMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 60_000)))
   }),
   act("evaluate", { fn: Schema.String.pipe(Schema.minLength(1)), ref: Schema.optional(Ref) }),
   act("close", {})

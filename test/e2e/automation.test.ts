@@ -142,11 +142,11 @@ describe("automation through the gateway", () => {
     expect(r.stderr).toContain("svc browser snapshot")
   })
 
-  it("says quickly when an element is covered, hidden, or matched more than once", async () => {
+  it("says when an element is still covered or hidden after its timeout, or matched more than once", async () => {
     await fresh()
     const role = (await gw.svc("browser", "snapshot", "--format", "role")).stdout
     const covered = refOf(role, /button "Covered"/)
-    const c = await gw.svc("browser", "click", covered)
+    const c = await gw.svc("browser", "click", covered, "--timeout", "1000")
     expect(c.code).not.toBe(0)
     expect(c.stderr).toMatch(/cover|intercept/i)
     expect(c.stderr).toContain("highlight")
@@ -156,7 +156,7 @@ describe("automation through the gateway", () => {
     const snap = (await gw.svc("browser", "snapshot")).stdout
     const del = refOf(snap, /button "Delete"/)
     await gw.svc("browser", "evaluate", "--fn", "() => { document.getElementById('del').style.display = 'none' }")
-    const h = await gw.svc("browser", "click", del)
+    const h = await gw.svc("browser", "click", del, "--timeout", "1000")
     expect(h.code).not.toBe(0)
     expect(h.stderr).toMatch(/visible|fresh snapshot/)
     expect(h.ms).toBeLessThan(3000)

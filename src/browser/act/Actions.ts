@@ -1,9 +1,9 @@
 import { Effect, Either } from "effect"
-import type { JSHandle, Page } from "playwright-core"
+import type { JSHandle, Locator, Page } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 import { pngSize } from "../cdp/png.js"
-import { bounded, call, run } from "./budgets.js"
-import { errorParts } from "./failures.js"
+import { bounded, call, run, timeoutError } from "./budgets.js"
+import { errorParts, type PlaywrightFailure } from "./failures.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"
 import {
   drawOutline,
@@ -15,14 +15,18 @@ import {
   tagName
 } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
+import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
-// by a short timeout, and states that waiting will not fix (hidden, covered, disabled, gone) are answered
-// within about half a second instead of after the whole timeout, with a message naming the ref and what to
-// do next.
+// by a timeout: an action waits up to it for its element to be visible, enabled, still and not covered, and
+// only then says which of these it is not, naming the ref and what to do next. An element gone from the page
+// is answered within about half a second. A script that runs past its timeout is stopped, so the tab answers
+// the next request.
 
-export const DEFAULT_ACTION_TIMEOUT_MS = 8_000
+/** How long an action on an element waits for it to become actionable (`--timeout` changes it). */
+export const DEFAULT_ACTION_TIMEOUT_MS = 5_000
+const DEFAULT_EVALUATE_TIMEOUT_MS = 8_000
 const DEFAULT_NAVIGATE_TIMEOUT_MS = 20_000
 const DEFAULT_WAIT_TIMEOUT_MS = 20_000
 const DEFAULT_PDF_TIMEOUT_MS = 30_000
@@ -37,6 +41,8 @@ const SLOW_KEY_DELAY_MS = 50
 const MAX_SLOW_TEXT = 1_000
 /** drag: pointer moves between the start and the end. */
 const DRAG_STEPS = 5
+/** wait --enabled: how often the element's state is read again. */
+const ENABLED_POLL_MS = 100
 
 export interface TimeoutOption {
   readonly timeoutMs?: number | undefined
@@ -58,6 +64,10 @@ export interface TypeOptions extends TimeoutOption {
 export interface WaitOptions extends TimeoutOption {
   /** A CSS selector: wait until an element it matches is visible. */
   readonly selector?: string | undefined
+  /** A resolved ref: wait until its element is visible. */
+  readonly target?: ActionTarget | undefined
+  /** With a selector or a ref: wait until the element is enabled too. */
+  readonly enabled?: boolean | undefined
   readonly text?: string | undefined
   readonly textGone?: string | undefined
   /** A URL glob (`**\/done`); a plain fragment without wildcards matches as a substring. */
@@ -149,7 +159,26 @@ const gotoSettled = async (page: Page, url: string, timeout: number) => {
   }
 }
 
+/** Resolves once the locator's element is enabled (read again every 100 ms); a timeout error if it is not in time. */
+const untilEnabled = async (locator: Locator, timeout: number): Promise<void> => {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    if (await locator.isEnabled({ timeout: Math.max(1, deadline - Date.now()) })) return
+    const left = deadline - Date.now()
+    if (left <= 0) throw timeoutError("locator.isEnabled", timeout)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(ENABLED_POLL_MS, left)))
+  }
+}
+
 const makeActions = () => {
+  const runaway = makeRunawayGuard()
+  /** Step options for a script the agent gave: should it time out while still running, it is stopped. */
+  const script = (page: Page, context: DescribeContext = {}) => ({
+    context,
+    explain: (f: PlaywrightFailure) =>
+      f.timedOut ? Effect.map(runaway.settle(page), (r): DescribeContext => ({ runaway: r })) : Effect.succeed({})
+  })
+
   const navigate = (page: Page, url: string, options: TimeoutOption = {}) =>
     Effect.gen(function*() {
       const href = yield* normaliseNavigationUrl(url)
@@ -313,13 +342,22 @@ const makeActions = () => {
 
   const wait = (page: Page, options: WaitOptions) =>
     Effect.gen(function*() {
-      const conditions = [options.selector, options.text, options.textGone, options.url, options.load, options.fn]
+      const conditions = [options.selector, options.target, options.text, options.textGone, options.url, options.load, options.fn]
         .filter((c) => c !== undefined)
+      if (options.enabled === true && options.selector === undefined && options.target === undefined) {
+        return yield* new InvalidRequest({
+          message: "wait: --enabled needs the element to wait for: a ref from a snapshot or a CSS selector, " +
+            "e.g. `svc browser wait 12 --enabled`"
+        })
+      }
       if (conditions.length === 0 && options.timeMs === undefined) {
         return yield* new InvalidRequest({
-          message: "wait: say what to wait for: a selector, --text, --text-gone, --url, --load, --fn or --time, " +
+          message: "wait: say what to wait for: a ref or selector, --text, --text-gone, --url, --load, --fn or --time, " +
             "e.g. `svc browser wait --text Done`"
         })
+      }
+      if (options.selector !== undefined && options.target !== undefined) {
+        return yield* new InvalidRequest({ message: "wait: give a ref or a CSS selector, not both" })
       }
       if (options.timeMs !== undefined) {
         if (!Number.isInteger(options.timeMs) || options.timeMs < 0 || options.timeMs > MAX_WAIT_TIME_MS) {
@@ -345,12 +383,20 @@ const makeActions = () => {
               context: { waitedFor: `the URL to match ${JSON.stringify(options.url)} (now ${page.url()})` }
             })
           }
-          if (options.selector !== undefined) {
-            const selector = options.selector
-            yield* steps.once(
-              (timeout) => page.locator(selector).filter({ visible: true }).first().waitFor({ state: "visible", timeout }),
-              { context: { selector, waitedFor: `an element matching ${JSON.stringify(selector)} to be visible` } }
-            )
+          const { selector, target } = options
+          if (selector !== undefined || target !== undefined) {
+            const element = target?.locator ?? page.locator(selector!).filter({ visible: true }).first()
+            const what = target !== undefined
+              ? `${target.ref}${target.description !== "" && target.description !== target.ref ? ` (${target.description})` : ""}`
+              : `an element matching ${JSON.stringify(selector)}`
+            yield* steps.once((timeout) => element.waitFor({ state: "visible", timeout }), {
+              context: { selector, waitedFor: `${what} to be visible` }
+            })
+            if (options.enabled === true) {
+              yield* steps.once((timeout) => untilEnabled(element, timeout), {
+                context: { selector, waitedFor: `${what} to be enabled` }
+              })
+            }
           }
           if (options.text !== undefined) {
             const text = options.text
@@ -368,12 +414,18 @@ const makeActions = () => {
           }
           if (options.fn !== undefined) {
             const source = options.fn
+            yield* runaway.arm(page)
             const handle = yield* steps.once(
-              (timeout) => page.waitForFunction(async (src: string) => {
-                const value: unknown = (0, eval)(src)
-                return typeof value === "function" ? await (value as () => unknown)() : value
-              }, source, { timeout }),
-              { context: { waitedFor: "the function to return a truthy value" } }
+              (timeout) =>
+                bounded(
+                  page.waitForFunction(async (src: string) => {
+                    const value: unknown = (0, eval)(src)
+                    return typeof value === "function" ? await (value as () => unknown)() : value
+                  }, source, { timeout }),
+                  timeout,
+                  "page.waitForFunction"
+                ),
+              script(page, { waitedFor: "the function to return a truthy value" })
             )
             yield* Effect.ignore(call(() => handle.dispose()))
           }
@@ -385,22 +437,25 @@ const makeActions = () => {
       if (fn.trim() === "") {
         return yield* new InvalidRequest({ message: "evaluate: give a function, e.g. `--fn '() => document.title'`" })
       }
-      return yield* run({ action: "evaluate", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
+      return yield* run({ action: "evaluate", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_EVALUATE_TIMEOUT_MS }, (steps) =>
         Effect.gen(function*() {
+          yield* runaway.arm(page)
           let result: JSHandle
           if (target !== undefined) {
             const element = yield* steps.idempotent((timeout) => target.locator.elementHandle({ timeout }))
             result = yield* steps.once((timeout) =>
               bounded(element.evaluateHandle(runAgentCode, fn), timeout, "elementHandle.evaluate")
-                .finally(() => element.dispose().catch(() => undefined))
-            )
+                .finally(() => element.dispose().catch(() => undefined)), script(page))
           } else {
-            result = yield* steps.once((timeout) => bounded(page.evaluateHandle(runAgentCodeOnPage, fn), timeout, "page.evaluate"))
+            result = yield* steps.once(
+              (timeout) => bounded(page.evaluateHandle(runAgentCodeOnPage, fn), timeout, "page.evaluate"),
+              script(page)
+            )
           }
+          // Serialising runs the page's own toJSON methods and getters, which can loop too.
           const out = yield* steps.once((timeout) =>
             bounded(result.evaluate(serialiseForAgent, EVALUATE_RESULT_LIMIT), timeout, "page.evaluate")
-              .finally(() => result.dispose().catch(() => undefined))
-          )
+              .finally(() => result.dispose().catch(() => undefined)), script(page))
           if (out.error !== undefined) {
             return `[the result cannot be shown as JSON: ${out.error}]`
           }

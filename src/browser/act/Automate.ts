@@ -6,7 +6,7 @@ import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { Capture } from "../snapshot/Capture.js"
-import { Refs } from "./Refs.js"
+import { parseRef, Refs } from "./Refs.js"
 import { writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
@@ -107,57 +107,69 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
+        const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
         switch (request.kind) {
           case "click":
             yield* actions.click(page, yield* resolve(request.ref), {
               double: request.double,
               button: request.button,
-              modifiers: request.modifiers
+              modifiers: request.modifiers,
+              ...timeout
             })
             break
           case "type":
             yield* actions.type(page, yield* resolve(request.ref), request.text, {
               submit: request.submit,
-              slowly: request.slowly
+              slowly: request.slowly,
+              ...timeout
             })
             break
           case "press":
-            yield* actions.press(page, request.key)
+            yield* actions.press(page, request.key, timeout)
             break
           case "hover":
-            yield* actions.hover(page, yield* resolve(request.ref))
+            yield* actions.hover(page, yield* resolve(request.ref), timeout)
             break
           case "scrollIntoView":
-            yield* actions.scrollIntoView(page, yield* resolve(request.ref))
+            yield* actions.scrollIntoView(page, yield* resolve(request.ref), timeout)
             break
           case "drag":
-            yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef))
+            yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
             break
           case "select":
-            yield* actions.select(page, yield* resolve(request.ref), request.values)
+            yield* actions.select(page, yield* resolve(request.ref), request.values, timeout)
             break
           case "fill": {
             const fields = yield* Effect.forEach(request.fields, (f) =>
               Effect.map(resolve(f.ref), (target) => ({ target, type: f.type, value: f.value })))
-            yield* actions.fill(page, fields)
+            yield* actions.fill(page, fields, timeout)
             break
           }
           case "resize":
-            yield* actions.resize(page, request.width, request.height)
+            yield* actions.resize(page, request.width, request.height, timeout)
             break
-          case "wait":
-            yield* actions.wait(page, request)
+          case "wait": {
+            // A selector shaped like a ref (`12`, `e3`) means the ref: no CSS selector looks like that.
+            const selectorIsRef = request.selector !== undefined && !(parseRef(request.selector) instanceof InvalidRequest)
+            const ref = request.ref ?? (selectorIsRef ? request.selector : undefined)
+            yield* actions.wait(page, {
+              ...request,
+              selector: selectorIsRef && request.ref === undefined ? undefined : request.selector,
+              target: ref !== undefined ? yield* resolve(ref) : undefined
+            })
             break
+          }
           case "evaluate":
             result = yield* actions.evaluate(
               page,
               request.fn,
-              request.ref !== undefined ? yield* resolve(request.ref) : undefined
+              request.ref !== undefined ? yield* resolve(request.ref) : undefined,
+              timeout
             )
             break
           case "close":
-            yield* actions.close(page)
+            yield* actions.close(page, timeout)
             yield* browsers.setCurrentTab(tab.profile, undefined)
             return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
         }

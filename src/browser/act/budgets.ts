@@ -17,8 +17,9 @@ import type { ActionTarget } from "./target.js"
 // attempt for steps that may be retried, and a hard stop should a call hang.
 
 /**
- * How long the first, short attempt of an action runs. Playwright retries at about 0, 20, 120 and 220 ms;
- * an element still hidden, covered or disabled after that is reported instead of waited for.
+ * How long the first, short attempt of an action runs. Playwright retries at about 0, 20, 120 and 220 ms; an
+ * element that is no longer on the page after that is reported at once, anything else is waited for with the
+ * rest of the budget.
  */
 export const PROBE_MS = 500
 /** Beyond an action's own timeout, how long before the call is abandoned as hung. */
@@ -28,15 +29,18 @@ class PlaywrightCallFailed extends Data.TaggedError("PlaywrightCallFailed")<{ re
 
 export const call = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (cause) => new PlaywrightCallFailed({ cause }) })
 
+/** An error read like playwright's own timeouts. */
+export const timeoutError = (api: string, ms: number): Error => {
+  const e = new Error(`${api}: Timeout ${ms}ms exceeded.`)
+  e.name = "TimeoutError"
+  return e
+}
+
 /** A promise bounded like playwright bounds its own calls, for the APIs that take no timeout. */
 export const bounded = <A>(promise: Promise<A>, ms: number, api: string): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const e = new Error(`${api}: Timeout ${ms}ms exceeded.`)
-      e.name = "TimeoutError"
-      reject(e)
-    }, ms)
+    timer = setTimeout(() => reject(timeoutError(api, ms)), ms)
   })
   return Promise.race([promise, expiry]).finally(() => clearTimeout(timer))
 }
@@ -53,8 +57,8 @@ interface Steps {
   /** Runs once with the rest of the budget: for steps that must not be repeated. */
   readonly once: <A>(run: (timeout: number) => Promise<A>, options?: StepOptions) => Effect.Effect<A, ActionError>
   /**
-   * An idempotent step: a short attempt first; a state waiting will not fix is reported then, anything else
-   * (an animation, a slow render) gets a second attempt with the rest of the budget.
+   * An idempotent step: a short attempt first; an element gone from the page is reported then, anything else
+   * (disabled, covered, hidden, animating, a slow render) gets a second attempt with the rest of the budget.
    */
   readonly idempotent: <A>(run: (timeout: number) => Promise<A>, options?: StepOptions) => Effect.Effect<A, ActionError>
   /**

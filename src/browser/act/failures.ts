@@ -151,18 +151,12 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
   return { ...base, kind: "other" }
 }
 
-/** States that more waiting will not fix: an action in one of them is reported after the short attempt. */
-const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>([
-  "hidden",
-  "covered",
-  "disabled",
-  "notEditable",
-  "inert",
-  "notFound",
-  "detached",
-  "optionsNotFound",
-  "optionDisabled"
-])
+/**
+ * States that more waiting will not fix: the element is no longer on the page at all (the ref check passed, so it
+ * was removed since). Anything else (hidden, covered, disabled, read-only, moving, options still loading) may
+ * change while the action waits, so it is waited out up to the action's timeout and reported only then.
+ */
+const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>(["notFound"])
 
 /** Whether a failure of the short attempt is worth a second, patient attempt. */
 export const worthWaiting = (f: PlaywrightFailure): boolean => f.timedOut && !REPORT_AT_ONCE.has(f.kind)

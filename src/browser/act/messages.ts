@@ -1,5 +1,6 @@
 import { BrowserUnavailable, Conflict, InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
 import { classifyPlaywrightError, type FailureKind, type PlaywrightFailure } from "./failures.js"
+import type { Runaway } from "./runaway.js"
 
 // Messages a model can act on: a classified failure becomes the control API's error, naming the action, the
 // ref and what to do next.
@@ -42,6 +43,8 @@ export interface DescribeContext {
   readonly options?: ReadonlyArray<{ readonly value: string; readonly label: string }> | undefined
   /** drag: which end the ref is. */
   readonly part?: "start" | "end" | undefined
+  /** evaluate, wait --fn: the agent's script was still running at the timeout, and was stopped (or not). */
+  readonly runaway?: Runaway | undefined
 }
 
 const SNAPSHOT = "`svc browser snapshot --interactive`"
@@ -97,7 +100,24 @@ export const describeFailure = (
   const r = ref ?? "<ref>"
   const after = ctx.timeoutMs !== undefined ? ` after ${formatDuration(ctx.timeoutMs)}` : ""
   const pointer = action === "hover" ? "the pointer" : action === "drag" ? "the drag" : "the click"
+  // A state reported after the action waited its whole timeout for it to change.
+  const still = (state: string) =>
+    f.timedOut && ctx.timeoutMs !== undefined
+      ? `after ${formatDuration(ctx.timeoutMs)} the element is still ${state}`
+      : `the element is ${state}`
+  const longer = `, or give it longer (\`--timeout <ms>\`)`
 
+  if (ctx.runaway !== undefined) {
+    const code = action === "wait" ? "the --fn function" : "the script"
+    const ran = `${who}: ${code} ran past ${formatDuration(ctx.timeoutMs ?? 0)}`
+    return new Conflict({
+      message: ctx.runaway === "stopped"
+        ? `${ran} and was stopped; the tab is usable. Make it return sooner (no endless loop), or give it longer ` +
+          "with `--timeout <ms>`"
+        : `${ran} and could not be stopped; the tab may not answer any more: close it (\`svc browser close ` +
+          "<targetId>`, ids in `svc browser tabs`) and open the page again"
+    })
+  }
   if (action === "wait" && f.timedOut) {
     return new Conflict({
       message: `wait timed out${after} waiting for ${ctx.waitedFor ?? f.waitingFor ?? "the condition"}; ` +
@@ -117,12 +137,12 @@ export const describeFailure = (
         message: action === "scrollIntoView"
           ? `${who}: the element is not visible (hidden, zero-size or display:none), so it cannot be scrolled to; ` +
             `it may sit in a closed menu, tab or collapsed section: open that first (take ${SNAPSHOT} to see what is visible)`
-          : `${who}: the element is not visible (hidden, zero-size or display:none); take ${SNAPSHOT} to see ` +
+          : `${who}: ${still("not visible (hidden, zero-size or display:none)")}; take ${SNAPSHOT} to see ` +
             `what is visible, or scroll it into view (\`svc browser scrollintoview ${r}\`)`
       })
     case "covered":
       return new Conflict({
-        message: `${who}: the element is covered by ${f.coveredBy ?? "another element"}, which would receive ` +
+        message: `${who}: ${still(`covered by ${f.coveredBy ?? "another element"}`)}, which would receive ` +
           `${pointer}; use \`svc browser highlight ${r}\` to see it, close the overlay first (a dialog, cookie ` +
           `banner or menu: find its close button in ${SNAPSHOT}, or \`svc browser press Escape\`), then ${INVESTIGATE}`
       })
@@ -133,17 +153,17 @@ export const describeFailure = (
       })
     case "disabled":
       return new Conflict({
-        message: `${who}: the element is disabled; do what enables it first (required fields, a checkbox to ` +
-          `tick: take ${SNAPSHOT}), or wait for it (\`svc browser wait\`), then ${INVESTIGATE}`
+        message: `${who}: ${still("disabled")}; do what enables it first (required fields, a checkbox to ` +
+          `tick: take ${SNAPSHOT}), or wait for it (\`svc browser wait ${r} --enabled\`)${longer}, then ${INVESTIGATE}`
       })
     case "notEditable":
       return new Conflict({
-        message: `${who}: the element is read-only; type into an editable field (take ${SNAPSHOT}: textbox ` +
+        message: `${who}: ${still("read-only")}; type into an editable field (take ${SNAPSHOT}: textbox ` +
           `refs), or do what makes it editable first`
       })
     case "inert":
       return new Conflict({
-        message: `${who}: the element is inert: a modal dialog makes the rest of the page unreachable; close ` +
+        message: `${who}: ${still("inert")}: a modal dialog makes the rest of the page unreachable; close ` +
           `or finish the dialog first (it is in ${SNAPSHOT})`
       })
     case "notFound":

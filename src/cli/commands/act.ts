@@ -13,6 +13,14 @@ const targetIdOption = Options.text("target-id").pipe(
 )
 const withTarget = (t: Option.Option<string>) => Option.match(t, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
 const ref = (name = "ref") => Args.text({ name }).pipe(Args.withDescription("a ref from `svc browser snapshot`"))
+const timeoutOption = Options.integer("timeout").pipe(
+  Options.withDescription(
+    "how many milliseconds to wait for the element to be visible, enabled, still and not covered before giving up " +
+      "(default 5000)"
+  ),
+  Options.optional
+)
+const withTimeout = (t: Option.Option<number>) => Option.match(t, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
 
 type Args_ = CommonArgs & { readonly targetId: Option.Option<string> }
 
@@ -46,9 +54,19 @@ const resize = Command.make(
 
 const click = Command.make(
   "click",
-  { ...commonOptions, ref: ref(), double: Options.boolean("double").pipe(Options.withDescription("double-click")), targetId: targetIdOption },
+  {
+    ...commonOptions,
+    ref: ref(),
+    double: Options.boolean("double").pipe(Options.withDescription("double-click")),
+    timeout: timeoutOption,
+    targetId: targetIdOption
+  },
   (args) =>
-    act(args, { kind: "click", ref: args.ref, ...(args.double ? { double: true } : {}) }, done(`clicked ${args.ref}`))
+    act(
+      args,
+      { kind: "click", ref: args.ref, ...(args.double ? { double: true } : {}), ...withTimeout(args.timeout) },
+      done(`clicked ${args.ref}`)
+    )
 ).pipe(Command.withDescription("click the element <ref>"))
 
 const type = Command.make(
@@ -59,6 +77,7 @@ const type = Command.make(
     text: Args.text({ name: "text" }),
     submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
     slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
+    timeout: timeoutOption,
     targetId: targetIdOption
   },
   (args) =>
@@ -69,7 +88,8 @@ const type = Command.make(
         ref: args.ref,
         text: args.text,
         ...(args.submit ? { submit: true } : {}),
-        ...(args.slowly ? { slowly: true } : {})
+        ...(args.slowly ? { slowly: true } : {}),
+        ...withTimeout(args.timeout)
       },
       done(`typed into ${args.ref}`)
     )
@@ -80,26 +100,39 @@ const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "
     Command.withDescription("press a key (Enter, Tab, ArrowDown, Control+A, ...)")
   )
 
-const hover = Command.make("hover", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
-  act(args, { kind: "hover", ref: args.ref }, done(`hovered ${args.ref}`))).pipe(
+const hover = Command.make("hover", { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "hover", ref: args.ref, ...withTimeout(args.timeout) }, done(`hovered ${args.ref}`))).pipe(
     Command.withDescription("move the mouse over <ref>")
   )
 
-const scrollIntoView = Command.make("scrollintoview", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
-  act(args, { kind: "scrollIntoView", ref: args.ref }, done(`scrolled ${args.ref} into view`))).pipe(
+const scrollIntoView = Command.make(
+  "scrollintoview",
+  { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption },
+  (args) => act(args, { kind: "scrollIntoView", ref: args.ref, ...withTimeout(args.timeout) }, done(`scrolled ${args.ref} into view`))
+).pipe(
     Command.withDescription("scroll <ref> into view")
   )
 
 const drag = Command.make(
   "drag",
-  { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), targetId: targetIdOption },
-  (args) => act(args, { kind: "drag", startRef: args.startRef, endRef: args.endRef }, done(`dragged ${args.startRef} to ${args.endRef}`))
+  { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), timeout: timeoutOption, targetId: targetIdOption },
+  (args) =>
+    act(
+      args,
+      { kind: "drag", startRef: args.startRef, endRef: args.endRef, ...withTimeout(args.timeout) },
+      done(`dragged ${args.startRef} to ${args.endRef}`)
+    )
 ).pipe(Command.withDescription("drag <startRef> onto <endRef>"))
 
 const select = Command.make(
   "select",
-  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1)), targetId: targetIdOption },
-  (args) => act(args, { kind: "select", ref: args.ref, values: args.values }, done(`selected ${args.values.join(", ")} in ${args.ref}`))
+  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1)), timeout: timeoutOption, targetId: targetIdOption },
+  (args) =>
+    act(
+      args,
+      { kind: "select", ref: args.ref, values: args.values, ...withTimeout(args.timeout) },
+      done(`selected ${args.values.join(", ")} in ${args.ref}`)
+    )
 ).pipe(Command.withDescription("select <option>... (by value or label) in the select <ref>"))
 
 const decodeFields = Schema.decodeUnknownEither(Schema.parseJson(Schema.Array(FillField)))
@@ -111,6 +144,7 @@ const fill = Command.make(
     fields: Options.text("fields").pipe(
       Options.withDescription('JSON: [{"ref":"12","type":"textbox","value":"Ada"},{"ref":"14","type":"checkbox","value":true}]')
     ),
+    timeout: timeoutOption.pipe(Options.withDescription("(each field has this timeout of its own)")),
     targetId: targetIdOption
   },
   (args) =>
@@ -123,7 +157,11 @@ const fill = Command.make(
           }`
         })
       }
-      yield* act(args, { kind: "fill", fields: fields.right }, done(`filled ${fields.right.length} field(s)`))
+      yield* act(
+        args,
+        { kind: "fill", fields: fields.right, ...withTimeout(args.timeout) },
+        done(`filled ${fields.right.length} field(s)`)
+      )
     })
 ).pipe(Command.withDescription("fill several form fields at once"))
 
@@ -131,9 +169,12 @@ const wait = Command.make(
   "wait",
   {
     ...commonOptions,
-    selector: Args.text({ name: "selector" }).pipe(
-      Args.withDescription("wait until this CSS selector is visible"),
+    selector: Args.text({ name: "ref-or-selector" }).pipe(
+      Args.withDescription("wait until this element is visible: a ref from `svc browser snapshot`, or a CSS selector"),
       Args.optional
+    ),
+    enabled: Options.boolean("enabled").pipe(
+      Options.withDescription("with a ref or selector: wait until the element is enabled too, e.g. `wait 12 --enabled`")
     ),
     text: Options.text("text").pipe(Options.withDescription("wait until this text appears"), Options.optional),
     textGone: Options.text("text-gone").pipe(Options.withDescription("wait until this text is gone"), Options.optional),
@@ -154,6 +195,7 @@ const wait = Command.make(
       {
         kind: "wait",
         ...o("selector", args.selector),
+        ...(args.enabled ? { enabled: true } : {}),
         ...o("text", args.text),
         ...o("textGone", args.textGone),
         ...o("url", args.url),
@@ -165,7 +207,7 @@ const wait = Command.make(
       done("waited")
     )
   }
-).pipe(Command.withDescription("wait for a selector, text, URL, load state, JS predicate or time"))
+).pipe(Command.withDescription("wait for an element (ref or selector), text, URL, load state, JS predicate or time"))
 
 const evaluate = Command.make(
   "evaluate",
@@ -173,12 +215,21 @@ const evaluate = Command.make(
     ...commonOptions,
     fn: Options.text("fn").pipe(Options.withDescription("a JS function, e.g. '() => document.title' or '(el) => el.value'")),
     ref: Options.text("ref").pipe(Options.withDescription("pass this element to the function"), Options.optional),
+    timeout: Options.integer("timeout").pipe(
+      Options.withDescription("stop the function after this many milliseconds (default 8000); the tab stays usable"),
+      Options.optional
+    ),
     targetId: targetIdOption
   },
   (args) =>
     act(
       args,
-      { kind: "evaluate", fn: args.fn, ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }) },
+      {
+        kind: "evaluate",
+        fn: args.fn,
+        ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }),
+        ...withTimeout(args.timeout)
+      },
       (_url, result) => JSON.stringify(result ?? null, null, 2)
     )
 ).pipe(Command.withDescription("run a JS function in the page and print its JSON result"))

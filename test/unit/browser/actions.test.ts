@@ -206,11 +206,11 @@ describe("classifyPlaywrightError", () => {
 describe("describeActionError", () => {
   const ctx = { description: "button \"Buy now\"", timeoutMs: 8_000 }
 
-  it("hidden: Conflict, naming the ref, a snapshot and scrolling", () => {
+  it("hidden: Conflict, naming the ref, how long it waited, a snapshot and scrolling", () => {
     const e = describeActionError(HIDDEN, "e12", "click", ctx)
     expect(e._tag).toBe("Conflict")
     expect(e.message).toBe(
-      "click e12 (button \"Buy now\"): the element is not visible (hidden, zero-size or display:none); take " +
+      "click e12 (button \"Buy now\"): after 8s the element is still not visible (hidden, zero-size or display:none); take " +
         "`svc browser snapshot --interactive` to see what is visible, or scroll it into view (`svc browser scrollintoview e12`)"
     )
   })
@@ -218,7 +218,9 @@ describe("describeActionError", () => {
   it("covered: Conflict, naming the covering element, highlight, errors, requests and a trace", () => {
     const e = describeActionError(COVERED, "e12", "click", ctx)
     expect(e._tag).toBe("Conflict")
-    expect(e.message).toContain("click e12 (button \"Buy now\"): the element is covered by <div id=\"overlay\" class=\"modal-backdrop\"></div>")
+    expect(e.message).toContain(
+      "click e12 (button \"Buy now\"): after 8s the element is still covered by <div id=\"overlay\" class=\"modal-backdrop\"></div>"
+    )
     expect(e.message).toContain("`svc browser highlight e12`")
     expect(e.message).toContain("close the overlay first")
     expect(e.message).toContain("`svc browser errors` and `svc browser requests`, then record a trace")
@@ -302,6 +304,25 @@ describe("describeActionError", () => {
     const pdf = describeActionError(pwError("page.pdf: Protocol error (Page.printToPDF): PrintToPDF is not implemented"), undefined, "pdf")
     expect(pdf._tag).toBe("Conflict")
     expect(pdf.message).toContain("headless")
+  })
+
+  it("a script that ran past its timeout: stopped and the tab usable, or not stoppable", () => {
+    const spun = pwError("page.evaluate: Timeout 2000ms exceeded.", "TimeoutError")
+    const stopped = describeActionError(spun, undefined, "evaluate", { timeoutMs: 2_000, runaway: "stopped" })
+    expect(stopped._tag).toBe("Conflict")
+    expect(stopped.message).toMatch(/^evaluate: the script ran past 2s and was stopped; the tab is usable\. .*--timeout <ms>/)
+    const fn = describeActionError(WAIT_FN, undefined, "wait", { timeoutMs: 1_500, runaway: "stopped" })
+    expect(fn.message).toContain("wait: the --fn function ran past 1.5s and was stopped; the tab is usable")
+    const stuck = describeActionError(spun, undefined, "evaluate", { timeoutMs: 2_000, runaway: "stuck" })
+    expect(stuck.message).toContain("could not be stopped")
+    expect(stuck.message).toContain("svc browser close")
+    // A script that was not running any more (a promise that never settled) is an ordinary timeout.
+    expect(describeActionError(spun, undefined, "evaluate", { timeoutMs: 2_000 }).message).toContain("evaluate timed out after 2s")
+  })
+
+  it("a state seen at once (no timeout) is not said to have lasted", () => {
+    const immediate = pwError("locator.click: Error: element is not enabled\nCall log:\n" + dim("  - element is not enabled"))
+    expect(describeActionError(immediate, "e3", "click", { timeoutMs: 5_000 }).message).toContain("e3: the element is disabled")
   })
 
   it("drag names which end failed", () => {
@@ -399,12 +420,32 @@ const resolve = (v?: unknown) => () => Promise.resolve(v)
 const withActions = <A>(f: (a: Actions) => Effect.Effect<A, ActionError>) => Effect.flatMap(Actions, f).pipe(Effect.provide(Actions.Default))
 
 describe("the retry policy", () => {
-  it.effect("a covered element is reported after the short attempt, without a second one", () =>
+  it.effect("a covered, disabled or hidden element is waited for with the rest of the budget, then named", () =>
     Effect.gen(function*() {
-      const { calls, target } = fakeTarget({ click: [reject(COVERED), resolve()] })
-      const e = yield* Effect.flip(withActions((a) => a.click(page, target)))
+      const uncovered = fakeTarget({ click: [reject(COVERED), resolve()] })
+      yield* withActions((a) => a.click(page, uncovered.target))
+      expect(uncovered.calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "click", timeout: DEFAULT_ACTION_TIMEOUT_MS }])
+      expect(DEFAULT_ACTION_TIMEOUT_MS).toBe(5_000)
+      const covered = fakeTarget({ click: [reject(COVERED), reject(COVERED)] })
+      const e = yield* Effect.flip(withActions((a) => a.click(page, covered.target, { timeoutMs: 2_000 })))
       expect(e._tag).toBe("Conflict")
-      expect(e.message).toContain("covered by")
+      expect(e.message).toContain("after 2s the element is still covered by <div id=\"overlay\"")
+      expect(covered.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2_000])
+      const disabled = fakeTarget({ fill: [reject(DISABLED), reject(DISABLED)] })
+      const d = yield* Effect.flip(withActions((a) => a.type(page, disabled.target, "x")))
+      expect(d.message).toContain("after 5s the element is still disabled")
+      expect(d.message).toContain("svc browser wait e1 --enabled")
+      expect(disabled.calls).toHaveLength(2)
+      const hidden = fakeTarget({ hover: [reject(HIDDEN), reject(HIDDEN)] })
+      expect((yield* Effect.flip(withActions((a) => a.hover(page, hidden.target)))).message).toContain("still not visible")
+      expect(hidden.calls).toHaveLength(2)
+    }))
+
+  it.effect("an element gone from the page is reported after the short attempt, without a second one", () =>
+    Effect.gen(function*() {
+      const { calls, target } = fakeTarget({ click: [reject(MISSING), resolve()] })
+      const e = yield* Effect.flip(withActions((a) => a.click(page, target)))
+      expect(e._tag).toBe("NotFound")
       expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }])
     }))
 
@@ -436,7 +477,7 @@ describe("the retry policy", () => {
       expect(slow.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 3_000])
     }))
 
-  it.effect("select reads the element's options to name them", () =>
+  it.effect("select waits for options still loading, then reads the element's options to name them", () =>
     Effect.gen(function*() {
       const { calls, target } = fakeTarget({
         selectOption: [reject(OPTIONS_MISSING)],
@@ -444,7 +485,7 @@ describe("the retry policy", () => {
       })
       const e = yield* Effect.flip(withActions((a) => a.select(page, target, ["Purple"])))
       expect(e.message).toContain("\"Red\" (value \"r\")")
-      expect(calls.map((c) => c.method)).toEqual(["selectOption", "evaluate"])
+      expect(calls.map((c) => c.method)).toEqual(["selectOption", "selectOption", "evaluate"])
     }))
 
   it.effect("a call that never settles is abandoned after its timeout and a grace period", () =>
@@ -465,6 +506,10 @@ describe("the retry policy", () => {
       expect((yield* Effect.flip(withActions((a) => a.fill(page, [{ target, type: "checkbox", value: "maybe" }]))))._tag)
         .toBe("InvalidRequest")
       expect((yield* Effect.flip(withActions((a) => a.wait(page, {}))))._tag).toBe("InvalidRequest")
+      const alone = yield* Effect.flip(withActions((a) => a.wait(page, { enabled: true, text: "x" })))
+      expect(alone.message).toContain("--enabled needs the element to wait for")
+      const both = yield* Effect.flip(withActions((a) => a.wait(page, { target, selector: "#go" })))
+      expect(both.message).toContain("a ref or a CSS selector, not both")
       expect((yield* Effect.flip(withActions((a) => a.resize(page, 10, 10))))._tag).toBe("InvalidRequest")
       expect((yield* Effect.flip(withActions((a) => a.navigate(page, "ftp://x.org"))))._tag).toBe("InvalidRequest")
       expect((yield* Effect.flip(withActions((a) => a.type(page, target, "x".repeat(1_001), { slowly: true }))))._tag)

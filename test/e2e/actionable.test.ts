@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+
+// Actions wait for their element to become actionable, and a runaway script is stopped: through the real
+// path (bin/svc → gateway → playwright-core over CDP → the managed Chromium), on pages served here. The page
+// arms its own timers (`arm()`), so the delays count from just before the action, whatever the machine's load.
+
+const late = `<!doctype html><html><head><title>Late</title></head><body>
+<button id="go" disabled onclick="out.textContent = 'clicked'">Go</button>
+<div style="position:relative;width:200px;height:40px">
+  <button id="buy" onclick="out.textContent = 'bought'">Buy</button>
+  <div id="overlay" class="cookie-banner" style="position:absolute;inset:0;background:rgba(0,0,0,.4)">We use cookies</div>
+</div>
+<p id="out">nothing yet</p>
+<script>
+  window.arm = (ms) => setTimeout(() => { document.getElementById("go").disabled = false }, ms)
+  window.lift = (ms) => setTimeout(() => document.getElementById("overlay").remove(), ms)
+</script>
+</body></html>`
+
+const refOf = (snapshot: string, pattern: RegExp): string => {
+  const line = snapshot.split("\n").find((l) => pattern.test(l))
+  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
+  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
+  return ref
+}
+
+describe("actions wait for their element; runaway scripts are stopped", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+
+  const evaluate = async (fn: string) => {
+    const r = await gw.svc("browser", "evaluate", "--json", "--fn", fn)
+    expect(r.code, r.stderr).toBe(0)
+    return JSON.parse(r.stdout).result
+  }
+  const out = () => evaluate("() => document.getElementById('out').textContent")
+  /** The page loaded afresh, and its AI snapshot. */
+  const fresh = async () => {
+    expect((await gw.svc("browser", "navigate", pages.url("/late"))).code).toBe(0)
+    const snap = await gw.svc("browser", "snapshot")
+    expect(snap.code, snap.stderr).toBe(0)
+    return snap.stdout
+  }
+
+  beforeAll(async () => {
+    pages = await servePages({ "/late": late })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+    await gw.svc("browser", "open", pages.url("/late"))
+  })
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("a click waits for a button that becomes enabled 2.5 s later, and clicks it", async () => {
+    const go = refOf(await fresh(), /button "Go"/)
+    await evaluate("() => arm(2500)")
+    const r = await gw.svc("browser", "click", go)
+    expect(r.code, r.stderr).toBe(0)
+    expect(await out()).toBe("clicked")
+    // It did wait (the button was disabled when the click arrived), within the 5 s default.
+    expect(r.ms).toBeGreaterThan(1_000)
+    console.log(`click on a button enabled 2.5 s after arming answered in ${r.ms.toFixed(0)} ms`)
+  })
+
+  it("with --timeout 1000 the same click gives up after about a second, saying the button is disabled", async () => {
+    const go = refOf(await fresh(), /button "Go"/)
+    await evaluate("() => arm(2500)")
+    const r = await gw.svc("browser", "click", go, "--timeout", "1000")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain(`click ${go} (button "Go")`)
+    expect(r.stderr).toContain("after 1s the element is still disabled")
+    expect(r.stderr).toContain(`svc browser wait ${go} --enabled`)
+    expect(r.ms).toBeGreaterThan(900)
+    expect(r.ms).toBeLessThan(2_400)
+    expect(await out()).toBe("nothing yet")
+  })
+
+  it("a button that stays covered fails after the default 5 s, naming what covers it; one uncovered in time is clicked", async () => {
+    const buy = refOf(await fresh(), /button "Buy"/)
+    const r = await gw.svc("browser", "click", buy)
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/after 5s the element is still covered by <div id="overlay" class="cookie-banner"/)
+    expect(r.stderr).toContain(`svc browser highlight ${buy}`)
+    expect(r.ms).toBeGreaterThan(4_500)
+    expect(r.ms).toBeLessThan(9_000)
+    expect(await out()).toBe("nothing yet")
+
+    await evaluate("() => lift(1500)")
+    const later = await gw.svc("browser", "click", buy)
+    expect(later.code, later.stderr).toBe(0)
+    expect(await out()).toBe("bought")
+  })
+
+  it("hover takes --timeout too; a timeout out of range is refused", async () => {
+    const buy = refOf(await fresh(), /button "Buy"/)
+    const r = await gw.svc("browser", "hover", buy, "--timeout", "700")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("after 700ms the element is still covered by")
+    expect(r.ms).toBeLessThan(2_400)
+    const bad = await gw.svc("browser", "click", buy, "--timeout", "0")
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/1 to 120000/)
+  })
+
+  it("wait <ref> --enabled and wait <selector> --enabled", async () => {
+    const go = refOf(await fresh(), /button "Go"/)
+    const visible = await gw.svc("browser", "wait", go)
+    expect(visible.code, visible.stderr).toBe(0)
+    await evaluate("() => arm(1500)")
+    const r = await gw.svc("browser", "wait", go, "--enabled")
+    expect(r.code, r.stderr).toBe(0)
+    expect(await evaluate("() => document.getElementById('go').disabled")).toBe(false)
+    expect(r.ms).toBeGreaterThan(700)
+
+    await fresh()
+    const early = await gw.svc("browser", "wait", "#go", "--enabled", "--timeout", "800")
+    expect(early.code).not.toBe(0)
+    expect(early.stderr).toContain(`wait timed out after 800ms waiting for an element matching "#go" to be enabled`)
+    await evaluate("() => arm(1000)")
+    const css = await gw.svc("browser", "wait", "#go", "--enabled")
+    expect(css.code, css.stderr).toBe(0)
+    expect(await evaluate("() => document.getElementById('go').disabled")).toBe(false)
+
+    const alone = await gw.svc("browser", "wait", "--enabled")
+    expect(alone.code).not.toBe(0)
+    expect(alone.stderr).toContain("--enabled needs the element to wait for")
+  })
+
+  it("an endless evaluate is stopped at its timeout, and the tab answers the next snapshot and navigate at once", async () => {
+    await fresh()
+    const r = await gw.svc("browser", "evaluate", "--fn", "() => { while (true) {} }", "--timeout", "2000")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("the script ran past 2s and was stopped; the tab is usable")
+    expect(r.ms).toBeLessThan(6_000)
+    const snap = await gw.svc("browser", "snapshot")
+    expect(snap.code, snap.stderr).toBe(0)
+    expect(snap.stdout).toContain(`button "Go"`)
+    // Before, both waited 20 s behind the script; a CLI call takes a few hundred ms on a loaded machine.
+    expect(snap.ms).toBeLessThan(3_000)
+    const nav = await gw.svc("browser", "navigate", pages.url("/late"))
+    expect(nav.code, nav.stderr).toBe(0)
+    expect(nav.ms).toBeLessThan(3_000)
+    expect(await evaluate("() => 1 + 1")).toBe(2)
+    console.log(`after a stopped script: snapshot ${snap.ms.toFixed(0)} ms, navigate ${nav.ms.toFixed(0)} ms`)
+  })
+
+  it("an endless wait --fn is stopped too; a promise that never settles is only a timeout", async () => {
+    await fresh()
+    const r = await gw.svc("browser", "wait", "--fn", "() => { while (true) {} }", "--timeout", "1500")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("the --fn function ran past 1.5s and was stopped; the tab is usable")
+    const snap = await gw.svc("browser", "snapshot")
+    expect(snap.code, snap.stderr).toBe(0)
+    expect(snap.ms).toBeLessThan(3_000)
+
+    const pending = await gw.svc("browser", "evaluate", "--fn", "() => new Promise(() => {})", "--timeout", "800")
+    expect(pending.code).not.toBe(0)
+    expect(pending.stderr).not.toContain("was stopped")
+    expect(pending.stderr).toContain("timed out after 800ms")
+    expect(await evaluate("() => document.title")).toBe("Late")
+  })
+})
