@@ -29,7 +29,7 @@ const done = (what: string) => (url: string) => `${what} (${url})`
 
 const navigate = Command.make(
   "navigate",
-  { ...commonOptions, url: Args.text({ name: "url" }), targetId: targetIdOption },
+  { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.withDescription("the URL to load (http, https, file, about:blank)")), targetId: targetIdOption },
   (args) =>
     callControl(
       args,
@@ -40,7 +40,12 @@ const navigate = Command.make(
 
 const resize = Command.make(
   "resize",
-  { ...commonOptions, width: Args.integer({ name: "width" }), height: Args.integer({ name: "height" }), targetId: targetIdOption },
+  {
+    ...commonOptions,
+    width: Args.integer({ name: "width" }).pipe(Args.withDescription("viewport width in CSS pixels")),
+    height: Args.integer({ name: "height" }).pipe(Args.withDescription("viewport height in CSS pixels")),
+    targetId: targetIdOption
+  },
   (args) => act(args, { kind: "resize", width: args.width, height: args.height }, done(`resized to ${args.width}x${args.height}`))
 ).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
 
@@ -56,7 +61,7 @@ const type = Command.make(
   {
     ...commonOptions,
     ref: ref(),
-    text: Args.text({ name: "text" }),
+    text: Args.text({ name: "text" }).pipe(Args.withDescription("the text to type")),
     submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
     slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
     targetId: targetIdOption
@@ -75,7 +80,7 @@ const type = Command.make(
     )
 ).pipe(Command.withDescription("type <text> into the element <ref>"))
 
-const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }), targetId: targetIdOption }, (args) =>
+const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }).pipe(Args.withDescription("a key name, or keys joined by +")), targetId: targetIdOption }, (args) =>
   act(args, { kind: "press", key: args.key }, done(`pressed ${args.key}`))).pipe(
     Command.withDescription("press a key (Enter, Tab, ArrowDown, Control+A, ...)")
   )
@@ -98,7 +103,7 @@ const drag = Command.make(
 
 const select = Command.make(
   "select",
-  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1)), targetId: targetIdOption },
+  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1), Args.withDescription("an option's value or label (several for a multiple select)")), targetId: targetIdOption },
   (args) => act(args, { kind: "select", ref: args.ref, values: args.values }, done(`selected ${args.values.join(", ")} in ${args.ref}`))
 ).pipe(Command.withDescription("select <option>... (by value or label) in the select <ref>"))
 
