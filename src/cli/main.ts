@@ -12,7 +12,8 @@ import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { CliFailure } from "./commands/shared.js"
 import { type CliErrorJson, cliErrorTag, describeCliError } from "./errors.js"
 import { makeHelpConsole, withOuterConsole } from "./helpOutput.js"
-import { commandTree, describeUnknownCommand, findUnknownCommand } from "./suggest.js"
+import { commandTree } from "./suggest.js"
+import { describeUsageError } from "./usage.js"
 import { VERSION } from "../version.js"
 
 const gatewayRun = Command.make(
@@ -94,10 +95,8 @@ export const runCli = (argv: ReadonlyArray<string>) =>
       yield* printFailure(json, failureOf(e))
       return 1
     }
-    const unknown = ValidationError.isCommandMismatch(e) ? findUnknownCommand(tree, argv.slice(2)) : undefined
-    const message = unknown !== undefined
-      ? describeUnknownCommand(unknown)
-      : help.errors.join("\n").trim().replace(/\s*\n\s*/g, " | ") || e._tag
-    yield* printFailure(json, { _tag: unknown !== undefined ? "UnknownCommand" : e._tag, message, status: null })
+    const printed = help.errors.join("\n").trim().replace(/\s*\n\s*/g, " | ")
+    const usage = describeUsageError(tree, argv.slice(2), e._tag, printed)
+    yield* printFailure(json, { _tag: usage.tag, message: usage.message, status: null })
     return 2
   })

@@ -5,6 +5,8 @@
 export interface CommandNode {
   readonly name: string
   readonly children: ReadonlyArray<CommandNode>
+  /** Its options that take one of a fixed set of words: `--format` → ai, aria, role. */
+  readonly choices: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 /** The command tree of an @effect/cli command (its descriptor's Standard, Map and Subcommands nodes). */
@@ -14,16 +16,33 @@ const walk = (d: any): CommandNode => {
   switch (d?._tag) {
     case "Standard":
     case "GetUserInput":
-      return { name: d.name, children: [] }
+      return { name: d.name, children: [], choices: choiceOptions(d.options) }
     case "Map":
       return walk(d.command)
     case "Subcommands": {
       const parent = walk(d.parent)
-      return { name: parent.name, children: (d.children as ReadonlyArray<unknown>).map(walk) }
+      return { ...parent, children: (d.children as ReadonlyArray<unknown>).map(walk) }
     }
     default:
-      return { name: "?", children: [] }
+      return { name: "?", children: [], choices: new Map() }
   }
+}
+
+/** The Single options under an options tree (Both, OrElse, Map, WithDefault, ... wrap them) with a Choice type. */
+const choiceOptions = (options: any): Map<string, ReadonlyArray<string>> => {
+  const found = new Map<string, ReadonlyArray<string>>()
+  const visit = (o: any) => {
+    if (o === null || typeof o !== "object") return
+    if (o._tag === "Single") {
+      if (o.primitiveType?._tag === "Choice") {
+        found.set(o.fullName, (o.primitiveType.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([n]) => n))
+      }
+      return
+    }
+    for (const key of ["options", "left", "right", "argumentOption"]) visit(o[key])
+  }
+  visit(options)
+  return found
 }
 
 /**

@@ -79,6 +79,9 @@ describe("svc errors from a running gateway", () => {
     // A payload field too (POST /act): the one field is named.
     const wait = await gw.svc("browser", "wait", "--time", "999999")
     expect(oneLine(wait)).toMatch(/^svc: invalid request: timeMs: expected .*60000.*, got 999999$/)
+    // What the CLI's own parser refuses names the option too.
+    expect(oneLine(await gw.svc("browser", "snapshot", "--limit", "abc"))).toBe("svc: --limit: 'abc' is not an integer")
+    expect(oneLine(await gw.svc("browser", "snapshot", "--format", "xx"))).toBe("svc: --format: 'xx' is not one of ai, aria, role")
   })
 
   it("a usage error is JSON too with --json", async () => {
@@ -90,6 +93,11 @@ describe("svc errors from a running gateway", () => {
     const plain = await gw.svc("browser", "click")
     expect(plain.code).toBe(2)
     expect(oneLine(plain)).toBe("svc: Missing argument <ref>")
+    expect(jsonError(await gw.svc("browser", "--json"))).toEqual({
+      _tag: "MissingSubcommand",
+      message: "`svc browser` needs a command before `--json` (`svc browser --help` lists them)",
+      status: null
+    })
   })
 })
 

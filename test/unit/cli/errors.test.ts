@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { describeIssues } from "../../../src/cli/errors.js"
 import { runCli, svcCommand } from "../../../src/cli/main.js"
 import { commandTree, describeUnknownCommand, editDistance, findUnknownCommand } from "../../../src/cli/suggest.js"
+import { describeUsageError } from "../../../src/cli/usage.js"
 import { GatewayRunner } from "../../../src/gateway/GatewayRunner.js"
 import { makeMockConsole } from "../../support/mockConsole.js"
 
@@ -119,5 +120,33 @@ describe("did you mean", () => {
     expect(describeUnknownCommand({ word: "x", parent: ["svc"], suggestions: [] })).toBe(
       "unknown command `x` for `svc`; `svc --help` lists its commands"
     )
+  })
+})
+
+describe("usage errors", () => {
+  const tree = commandTree(svcCommand)
+
+  it("name the option whose value @effect/cli refused", () => {
+    expect(describeUsageError(tree, ["browser", "snapshot", "--limit", "abc"], "InvalidValue", "'abc' is not a integer"))
+      .toEqual({ tag: "InvalidValue", message: "--limit: 'abc' is not an integer" })
+    expect(describeUsageError(tree, ["browser", "snapshot", "--limit=abc"], "InvalidValue", "'abc' is not a integer").message)
+      .toBe("--limit: 'abc' is not an integer")
+    // Among other options with values: the one whose choices the message lists.
+    expect(describeUsageError(
+      tree,
+      ["browser", "snapshot", "--browser-profile", "svc", "--format", "xx", "--selector", "main"],
+      "InvalidValue",
+      "Expected one of the following cases: ai, aria, role"
+    ).message).toBe("--format: 'xx' is not one of ai, aria, role")
+    // Nothing to go on: the message as it was.
+    expect(describeUsageError(tree, ["browser", "storage", "nope"], "InvalidValue", "Expected one of the following cases: local, session").message)
+      .toBe("Expected one of the following cases: local, session")
+  })
+
+  it("an option given to a command that only groups others says where it goes", () => {
+    expect(describeUsageError(tree, ["browser", "--json"], "CommandMismatch", "Invalid subcommand for svc - use one of 'gateway'")).toEqual({
+      tag: "MissingSubcommand",
+      message: "`svc browser` needs a command before `--json` (`svc browser --help` lists them)"
+    })
   })
 })
