@@ -1,16 +1,46 @@
 import { FileSystem, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { Data, Effect, ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
 import { type Connection, findConnection } from "./Connection.js"
+import { describeIssues } from "./errors.js"
 
-/** The typed client of the control API, pointed at the gateway this state dir belongs to. */
+/**
+ * The gateway answered, but not in the shape this CLI's schema expects (another version of svc). The
+ * typed client fails with a bare ParseError both for that and for a request its schema refuses before
+ * sending; this tells the two apart.
+ */
+export class UnexpectedResponse extends Data.TaggedError("UnexpectedResponse")<{
+  readonly message: string
+  readonly status: number | undefined
+}> {}
+
+const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text)
+
+/**
+ * The typed client of the control API, pointed at the gateway this state dir belongs to, and the status
+ * of the last answer it received (for `--json` errors).
+ */
 export const makeControlClient = Effect.gen(function*() {
   const connection = yield* findConnection
+  let lastStatus: number | undefined
   const client = yield* HttpApiClient.make(ControlApi, {
     baseUrl: connection.baseUrl,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.setHeaders(connection.headers))
+    transformClient: (client) =>
+      client.pipe(
+        HttpClient.mapRequest(HttpClientRequest.setHeaders(connection.headers)),
+        HttpClient.tap((response) => Effect.sync(() => void (lastStatus = response.status)))
+      ),
+    transformResponse: (decode) =>
+      Effect.mapError(decode, (e) =>
+        ParseResult.isParseError(e)
+          ? new UnexpectedResponse({
+            status: lastStatus,
+            message: `the gateway's answer (HTTP ${lastStatus ?? "?"}) does not match this CLI's schema; is the gateway ` +
+              `another version of svc? (${clip(describeIssues(ParseResult.ArrayFormatter.formatErrorSync(e)))})`
+          })
+          : e)
   })
-  return { client, connection }
+  return { client, connection, lastStatus: () => lastStatus }
 })
 
 export type ControlClient = Effect.Effect.Success<typeof makeControlClient>["client"]

@@ -1,5 +1,6 @@
 import { Command, Options, ValidationError } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Terminal } from "@effect/platform"
+import { Cause, Config, Console, Effect, Exit, Option } from "effect"
 import { browserCommand } from "./commands/browser.js"
 import { configCommand } from "./commands/config.js"
 import { msgbridgeCommand } from "./commands/msgbridge.js"
@@ -8,7 +9,11 @@ import { messageCommand } from "./commands/message.js"
 import { pairingCommand } from "./commands/pairing.js"
 import { statusCommand } from "./commands/status.js"
 import { GatewayRunner } from "../gateway/GatewayRunner.js"
-import { describeCliError } from "./errors.js"
+import { CliFailure } from "./commands/shared.js"
+import { type CliErrorJson, cliErrorTag, describeCliError } from "./errors.js"
+import { makeHelpConsole, withOuterConsole } from "./helpOutput.js"
+import { commandTree } from "./suggest.js"
+import { describeUsageError } from "./usage.js"
 import { VERSION } from "../version.js"
 
 const gatewayRun = Command.make(
@@ -33,22 +38,65 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand])
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand]),
+  // Commands print with the console runCli was given; only @effect/cli's own output goes through helpOutput.
+  Command.transformHandler(withOuterConsole)
 )
-
 
 const app = Command.run(svcCommand, { name: "svc", version: VERSION })
 
+const tree = commandTree(svcCommand)
+
+/** `--json` among the options (before any `--`): failures are then printed as JSON on stdout. */
+const wantsJson = (argv: ReadonlyArray<string>) => {
+  for (const word of argv.slice(2)) {
+    if (word === "--") return false
+    if (word === "--json") return true
+  }
+  return false
+}
+
+/** Colour codes go unless stdout is a terminal and NO_COLOR is unset (https://no-color.org). */
+const plainOutput = Effect.gen(function*() {
+  const noColor = yield* Config.string("NO_COLOR").pipe(Config.option, Effect.orElseSucceed(() => Option.none()))
+  if (Option.isSome(noColor) && noColor.value !== "") return true
+  const terminal = yield* Effect.serviceOption(Terminal.Terminal)
+  return Option.isNone(terminal) ? true : !(yield* terminal.value.isTTY)
+})
+
+const printFailure = (json: boolean, failure: CliErrorJson) =>
+  json
+    ? Console.log(JSON.stringify({ error: failure }, null, 2))
+    : Console.error(`svc: ${failure.message}`)
+
+/** A failure as `--json` shows it (see CliErrorJson). */
+const failureOf = (e: unknown): CliErrorJson =>
+  e instanceof CliFailure
+    ? { _tag: e.tag ?? e._tag, message: e.message, status: e.status ?? null }
+    : { _tag: cliErrorTag(e), message: describeCliError(e), status: null }
+
 /**
- * Run the CLI on a full argv (`[node, script, ...args]`) and return the process exit code. Failures are
- * printed as one line on stderr; usage errors have already been printed with help by @effect/cli.
+ * Run the CLI on a full argv (`[node, script, ...args]`) and return the process exit code: 0, 1 when the
+ * command failed, 2 for a usage error. A failure is one line on stderr, or with `--json` a JSON object
+ * `{"error": {"_tag", "message", "status"}}` on stdout.
  */
 export const runCli = (argv: ReadonlyArray<string>) =>
-  app(argv).pipe(
-    Effect.as(0),
-    Effect.catchAll((e) =>
-      ValidationError.isValidationError(e)
-        ? Effect.succeed(2)
-        : Console.error(`svc: ${describeCliError(e)}`).pipe(Effect.as(1))
-    )
-  )
+  Effect.gen(function*() {
+    const json = wantsJson(argv)
+    const outer = yield* Console.consoleWith(Effect.succeed)
+    const help = makeHelpConsole(outer, plainOutput)
+    const exit = yield* app(argv).pipe(Effect.withConsole(help.console), Effect.exit)
+    if (Exit.isSuccess(exit)) return 0
+    const failure = Cause.failureOption(exit.cause)
+    // Only defects and interruption are left: no failure value (the cast is sound).
+    if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
+    const e = failure.value
+    if (!ValidationError.isValidationError(e)) {
+      yield* printFailure(json, failureOf(e))
+      return 1
+    }
+    const printed = help.errors.join("\n").trim().replace(/\s*\n\s*/g, " | ")
+    const usage = describeUsageError(tree, argv.slice(2), e._tag, printed)
+    yield* printFailure(json, { _tag: usage.tag, message: usage.message, status: null })
+    return 2
+  })

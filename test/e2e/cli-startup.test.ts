@@ -145,13 +145,18 @@ describe("bin/svc", () => {
 
   it("with no gateway listening: one line on stderr naming `svc gateway run`, non-zero exit", async () => {
     const port = await freePort()
-    const r = await collect(run(bin, ["browser", "tabs", "--json"], { SVC_STATE_DIR: stateDir(port) }))
+    const r = await collect(run(bin, ["browser", "tabs"], { SVC_STATE_DIR: stateDir(port) }))
     expect(r.code).not.toBe(0)
     expect(r.stdout).toBe("")
     const lines = r.stderr.trimEnd().split("\n")
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain("svc gateway run")
     expect(lines[0]).toContain(`127.0.0.1:${port}`)
+    // With --json, the same line as a JSON error on stdout.
+    const json = await collect(run(bin, ["browser", "tabs", "--json"], { SVC_STATE_DIR: stateDir(port) }))
+    expect(json.code).not.toBe(0)
+    expect(json.stderr).toBe("")
+    expect(JSON.parse(json.stdout).error).toEqual({ _tag: "GatewayNotRunning", message: lines[0]!.slice("svc: ".length), status: null })
   })
 
   it("with no gateway token yet: one line on stderr naming `svc gateway run`", async () => {
@@ -164,7 +169,7 @@ describe("bin/svc", () => {
   it("a usage error exits 2", async () => {
     const r = await collect(run(bin, ["browser", "no-such-command"]))
     expect(r.code).toBe(2)
-    expect(r.stdout + r.stderr).toContain("Invalid subcommand")
+    expect(r.stderr).toContain("unknown command `no-such-command` for `svc browser`")
   })
 
   it("prints and exits exactly as the full bundle on the node platform does", async () => {

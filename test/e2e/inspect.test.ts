@@ -245,7 +245,11 @@ describe("inspection, files and state through the gateway", () => {
     await svc("browser", "set", "headers", "--headers-json", '{"X-Svc-Test":"one"}')
     await svc("browser", "navigate", url("/echo"))
     expect(JSON.parse(await evaluate("() => document.getElementById('h').textContent"))["x-svc-test"]).toBe("one")
-    await svc("browser", "set", "headers", "--json", '{"X-Svc-Test":"two"}')
+    // The global --json works here too: the headers have their own option.
+    expect(await json("browser", "set", "headers", "--headers-json", '{"X-Svc-Test":"two"}')).toEqual({
+      targetId: expect.any(String),
+      done: expect.any(String)
+    })
     await svc("browser", "navigate", url("/echo"))
     expect(JSON.parse(await evaluate("() => document.getElementById('h').textContent"))["x-svc-test"]).toBe("two")
     await svc("browser", "set", "headers", "--headers-json", "{}")

@@ -37,7 +37,7 @@ const done = (what: string) => (url: string) => `${what} (${url})`
 
 const navigate = Command.make(
   "navigate",
-  { ...commonOptions, url: Args.text({ name: "url" }), targetId: targetIdOption },
+  { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.withDescription("the URL to load (http, https, file, about:blank)")), targetId: targetIdOption },
   (args) =>
     callControl(
       args,
@@ -48,7 +48,12 @@ const navigate = Command.make(
 
 const resize = Command.make(
   "resize",
-  { ...commonOptions, width: Args.integer({ name: "width" }), height: Args.integer({ name: "height" }), targetId: targetIdOption },
+  {
+    ...commonOptions,
+    width: Args.integer({ name: "width" }).pipe(Args.withDescription("viewport width in CSS pixels")),
+    height: Args.integer({ name: "height" }).pipe(Args.withDescription("viewport height in CSS pixels")),
+    targetId: targetIdOption
+  },
   (args) => act(args, { kind: "resize", width: args.width, height: args.height }, done(`resized to ${args.width}x${args.height}`))
 ).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
 
@@ -74,7 +79,7 @@ const type = Command.make(
   {
     ...commonOptions,
     ref: ref(),
-    text: Args.text({ name: "text" }),
+    text: Args.text({ name: "text" }).pipe(Args.withDescription("the text to type")),
     submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
     slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
     timeout: timeoutOption,
@@ -95,7 +100,7 @@ const type = Command.make(
     )
 ).pipe(Command.withDescription("type <text> into the element <ref>"))
 
-const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }), targetId: targetIdOption }, (args) =>
+const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }).pipe(Args.withDescription("a key name, or keys joined by +")), targetId: targetIdOption }, (args) =>
   act(args, { kind: "press", key: args.key }, done(`pressed ${args.key}`))).pipe(
     Command.withDescription("press a key (Enter, Tab, ArrowDown, Control+A, ...)")
   )
@@ -126,7 +131,16 @@ const drag = Command.make(
 
 const select = Command.make(
   "select",
-  { ...commonOptions, ref: ref(), values: Args.text({ name: "option" }).pipe(Args.atLeast(1)), timeout: timeoutOption, targetId: targetIdOption },
+  {
+    ...commonOptions,
+    ref: ref(),
+    values: Args.text({ name: "option" }).pipe(
+      Args.atLeast(1),
+      Args.withDescription("an option's value or label (several for a multiple select)")
+    ),
+    timeout: timeoutOption,
+    targetId: targetIdOption
+  },
   (args) =>
     act(
       args,

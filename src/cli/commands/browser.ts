@@ -11,6 +11,10 @@ const targetIdOption = Options.text("target-id").pipe(
   Options.withDescription("the tab to use (default: the tab this profile last opened or focused)"),
   Options.optional
 )
+const targetIdArg = Args.text({ name: "targetId" }).pipe(
+  Args.withSchema(TargetId),
+  Args.withDescription("the tab's targetId, as `svc browser tabs` shows it")
+)
 const withTarget = (t: Option.Option<string>) => Option.match(t, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
 
 const status = Command.make("status", commonOptions, (args) =>
@@ -58,7 +62,7 @@ const tabByIndex = (args: CommonArgs, index: number) =>
     })
   )
 
-const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.optional) }, (args) =>
+const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.withDescription("the URL to open (default about:blank)"), Args.optional) }, (args) =>
   callControl(
     args,
     (c, q) => c.tabs.open({ urlParams: q, payload: { url: Option.getOrElse(args.url, () => "about:blank") } }),
@@ -66,14 +70,16 @@ const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "u
   )
 ).pipe(Command.withDescription("open a new tab (about:blank unless a URL is given)"))
 
-const tabSelect = Command.make("select", { ...commonOptions, index: Args.integer({ name: "index" }) }, (args) =>
+const tabIndex = Args.integer({ name: "index" }).pipe(Args.withDescription("the tab's number in `svc browser tab` (from 0)"))
+
+const tabSelect = Command.make("select", { ...commonOptions, index: tabIndex }, (args) =>
   Effect.gen(function*() {
     const tab = yield* tabByIndex(args, args.index)
     yield* callControl(args, (c, q) => c.tabs.focus({ urlParams: q, payload: { targetId: tab.targetId } }), (t) => renderTab("focused", t))
   })
 ).pipe(Command.withDescription("focus the tab at <index> of `svc browser tab`"))
 
-const tabClose = Command.make("close", { ...commonOptions, index: Args.integer({ name: "index" }) }, (args) =>
+const tabClose = Command.make("close", { ...commonOptions, index: tabIndex }, (args) =>
   Effect.gen(function*() {
     const tab = yield* tabByIndex(args, args.index)
     yield* callControl(
@@ -91,13 +97,13 @@ const tab = Command.make("tab", commonOptions, (args) =>
   Command.withSubcommands([tabNew, tabSelect, tabClose])
 )
 
-const open = Command.make("open", { ...commonOptions, url: Args.text({ name: "url" }) }, (args) =>
+const open = Command.make("open", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.withDescription("the URL to open")) }, (args) =>
   callControl(args, (c, q) => c.tabs.open({ urlParams: q, payload: { url: args.url } }), (t) => renderTab("opened", t))
 ).pipe(Command.withDescription("open <url> in a new tab, which becomes the current tab"))
 
 const focus = Command.make(
   "focus",
-  { ...commonOptions, targetId: Args.text({ name: "targetId" }).pipe(Args.withSchema(TargetId)) },
+  { ...commonOptions, targetId: targetIdArg },
   (args) =>
     callControl(
       args,
@@ -108,7 +114,7 @@ const focus = Command.make(
 
 const close = Command.make(
   "close",
-  { ...commonOptions, targetId: Args.text({ name: "targetId" }).pipe(Args.withSchema(TargetId)) },
+  { ...commonOptions, targetId: targetIdArg },
   (args) =>
     callControl(
       args,
@@ -206,10 +212,20 @@ const createProfile = Command.make(
   "create-profile",
   {
     ...commonOptions,
-    name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName)),
-    color: Options.text("color").pipe(Options.withSchema(Color), Options.optional),
-    cdpUrl: Options.text("cdp-url").pipe(Options.withSchema(HttpUrl), Options.optional),
-    attachOnly: Options.boolean("attach-only")
+    name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName), Args.withDescription("the new profile's name")),
+    color: Options.text("color").pipe(
+      Options.withSchema(Color),
+      Options.withDescription("accent colour of its browser, #RRGGBB (default browser.color)"),
+      Options.optional
+    ),
+    cdpUrl: Options.text("cdp-url").pipe(
+      Options.withSchema(HttpUrl),
+      Options.withDescription("attach to the browser at this CDP URL instead of launching one"),
+      Options.optional
+    ),
+    attachOnly: Options.boolean("attach-only").pipe(
+      Options.withDescription("never launch a browser for it; only attach to one already running")
+    )
   },
   (args) =>
     callControl(
@@ -230,7 +246,7 @@ const createProfile = Command.make(
 
 const deleteProfile = Command.make(
   "delete-profile",
-  { ...commonOptions, name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName)) },
+  { ...commonOptions, name: Args.text({ name: "name" }).pipe(Args.withSchema(ProfileName), Args.withDescription("the profile to delete")) },
   (args) =>
     callControl(
       args,

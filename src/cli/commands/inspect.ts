@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { ProfileName, TargetId } from "../../domain/browser.js"
+import { TargetId } from "../../domain/browser.js"
 import { callControl, CliFailure, commonOptions } from "./shared.js"
 
 // Inspection, files and browser state: thin commands over the control API.
@@ -155,9 +155,17 @@ const dialog = Command.make(
     })
 ).pipe(Command.withDescription("arm the next alert, confirm or prompt (before the action that opens it)"))
 
+const downloadName = Args.text({ name: "filename" }).pipe(
+  Args.withDescription("the file name to save it as, inside the downloads root")
+)
+
 const download = Command.make(
   "download",
-  { ...tabOptions, ref: Args.text({ name: "ref" }), filename: Args.text({ name: "filename" }) },
+  {
+    ...tabOptions,
+    ref: Args.text({ name: "ref" }).pipe(Args.withDescription("the element to click (a ref from `svc browser snapshot`)")),
+    filename: downloadName
+  },
   (args) =>
     callControl(
       args,
@@ -170,7 +178,7 @@ const waitForDownload = Command.make(
   "waitfordownload",
   {
     ...tabOptions,
-    filename: Args.text({ name: "filename" }),
+    filename: downloadName,
     timeout: Options.integer("timeout").pipe(Options.withDescription("give up after this many ms"), Options.optional)
   },
   (args) =>
@@ -207,7 +215,12 @@ const upload = Command.make(
 
 const cookiesSet = Command.make(
   "set",
-  { ...tabOptions, name: Args.text({ name: "name" }), value: Args.text({ name: "value" }), url: Options.text("url") },
+  {
+    ...tabOptions,
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("the cookie's name")),
+    value: Args.text({ name: "value" }).pipe(Args.withDescription("the cookie's value")),
+    url: Options.text("url").pipe(Options.withDescription("the URL the cookie belongs to (sets its domain and path)"))
+  },
   (args) =>
     callControl(
       args,
@@ -236,10 +249,15 @@ const storage = Command.make(
   "storage",
   {
     ...tabOptions,
-    kind: Args.choice([["local", "local"], ["session", "session"]] as const, { name: "local|session" }),
-    action: Args.choice([["get", "get"], ["set", "set"], ["clear", "clear"]] as const, { name: "get|set|clear" }).pipe(Args.optional),
-    key: Args.text({ name: "key" }).pipe(Args.optional),
-    value: Args.text({ name: "value" }).pipe(Args.optional)
+    kind: Args.choice([["local", "local"], ["session", "session"]] as const, { name: "local|session" }).pipe(
+      Args.withDescription("localStorage or sessionStorage")
+    ),
+    action: Args.choice([["get", "get"], ["set", "set"], ["clear", "clear"]] as const, { name: "get|set|clear" }).pipe(
+      Args.withDescription("what to do (default get)"),
+      Args.optional
+    ),
+    key: Args.text({ name: "key" }).pipe(Args.withDescription("get: only this key; set: the key to set"), Args.optional),
+    value: Args.text({ name: "value" }).pipe(Args.withDescription("set: the value"), Args.optional)
   },
   (args) =>
     Effect.gen(function*() {
@@ -279,26 +297,24 @@ const done = (r: { readonly done: string }) => r.done
 
 const setOffline = Command.make(
   "offline",
-  { ...tabOptions, state: Args.choice([["on", true], ["off", false]] as const, { name: "on|off" }) },
+  { ...tabOptions, state: Args.choice([["on", true], ["off", false]] as const, { name: "on|off" }).pipe(Args.withDescription("on: offline; off: online")) },
   (args) => callControl(args, (c, q) => c.state.offline({ urlParams: q, payload: { offline: args.state, ...withTarget(args.targetId) } }), done)
 ).pipe(Command.withDescription("take the browser context offline (on) or back online (off)"))
 
 const setHeaders = Command.make(
   "headers",
   {
-    profile: Options.text("browser-profile").pipe(Options.withSchema(ProfileName), Options.optional),
-    targetId: targetIdOption,
-    headersJson: Options.text("headers-json").pipe(Options.withDescription('extra headers as JSON, e.g. {"X-Test":"1"}'), Options.optional),
-    // The older form: `set headers --json '{...}'`.
-    legacy: Options.text("json").pipe(Options.withDescription("same as --headers-json (older form)"), Options.optional)
+    ...tabOptions,
+    // Not `--json`: that is every command's "print the API's JSON".
+    headers: Options.text("headers-json").pipe(
+      Options.withDescription('the extra headers as a JSON object of strings, e.g. {"X-Test":"1"}')
+    )
   },
   (args) =>
     Effect.gen(function*() {
-      const text = Option.orElse(args.headersJson, () => args.legacy)
-      if (Option.isNone(text)) return yield* new CliFailure({ message: "give the headers with --headers-json '{\"X-Name\":\"value\"}'" })
       let headers: unknown
       try {
-        headers = JSON.parse(text.value)
+        headers = JSON.parse(args.headers)
       } catch {
         headers = undefined
       }
@@ -307,7 +323,7 @@ const setHeaders = Command.make(
         return yield* new CliFailure({ message: "--headers-json must be a JSON object of strings, e.g. {\"X-Test\":\"1\"}" })
       }
       yield* callControl(
-        { profile: args.profile, json: false },
+        args,
         (c, q) => c.state.headers({ urlParams: q, payload: { headers: headers as Record<string, string>, ...withTarget(args.targetId) } }),
         done
       )
@@ -318,8 +334,8 @@ const setCredentials = Command.make(
   "credentials",
   {
     ...tabOptions,
-    user: Args.text({ name: "user" }).pipe(Args.optional),
-    pass: Args.text({ name: "pass" }).pipe(Args.optional),
+    user: Args.text({ name: "user" }).pipe(Args.withDescription("the user name"), Args.optional),
+    pass: Args.text({ name: "pass" }).pipe(Args.withDescription("the password"), Args.optional),
     clear: Options.boolean("clear").pipe(Options.withDescription("stop sending credentials"))
   },
   (args) =>
@@ -345,8 +361,8 @@ const setGeolocation = Command.make(
   "geolocation",
   {
     ...tabOptions,
-    latitude: Args.float({ name: "lat" }).pipe(Args.optional),
-    longitude: Args.float({ name: "lon" }).pipe(Args.optional),
+    latitude: Args.float({ name: "lat" }).pipe(Args.withDescription("latitude, -90 to 90"), Args.optional),
+    longitude: Args.float({ name: "lon" }).pipe(Args.withDescription("longitude, -180 to 180"), Args.optional),
     origin: Options.text("origin").pipe(Options.withDescription("grant the permission to this origin (default: the tab's)"), Options.optional),
     clear: Options.boolean("clear").pipe(Options.withDescription("remove the emulated position"))
   },
@@ -381,29 +397,33 @@ const setMedia = Command.make(
     media: Args.choice(
       [["dark", "dark"], ["light", "light"], ["no-preference", "no-preference"], ["none", "none"]] as const,
       { name: "dark|light|no-preference|none" }
-    )
+    ).pipe(Args.withDescription("the colour scheme pages see"))
   },
   (args) => callControl(args, (c, q) => c.state.media({ urlParams: q, payload: { media: args.media, ...withTarget(args.targetId) } }), done)
 ).pipe(Command.withDescription("emulate prefers-color-scheme (none removes the emulation)"))
 
-const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }) }, (args) =>
+const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }).pipe(Args.withDescription("an IANA time zone id")) }, (args) =>
   callControl(args, (c, q) => c.state.timezone({ urlParams: q, payload: { timezone: args.timezone, ...withTarget(args.targetId) } }), done)).pipe(
     Command.withDescription("emulate an IANA time zone, e.g. Europe/Paris")
   )
 
-const setLocale = Command.make("locale", { ...tabOptions, locale: Args.text({ name: "locale" }) }, (args) =>
+const setLocale = Command.make("locale", { ...tabOptions, locale: Args.text({ name: "locale" }).pipe(Args.withDescription("a BCP 47 language tag")) }, (args) =>
   callControl(args, (c, q) => c.state.locale({ urlParams: q, payload: { locale: args.locale, ...withTarget(args.targetId) } }), done)).pipe(
     Command.withDescription("emulate a locale, e.g. fr-FR")
   )
 
-const setDevice = Command.make("device", { ...tabOptions, name: Args.text({ name: "name" }) }, (args) =>
+const setDevice = Command.make("device", { ...tabOptions, name: Args.text({ name: "name" }).pipe(Args.withDescription("a device name of the automation library")) }, (args) =>
   callControl(args, (c, q) => c.state.device({ urlParams: q, payload: { name: args.name, ...withTarget(args.targetId) } }), done)).pipe(
     Command.withDescription("emulate one of the library's devices, e.g. \"iPhone 15\"")
   )
 
 const setViewport = Command.make(
   "viewport",
-  { ...tabOptions, width: Args.integer({ name: "width" }), height: Args.integer({ name: "height" }) },
+  {
+    ...tabOptions,
+    width: Args.integer({ name: "width" }).pipe(Args.withDescription("viewport width in CSS pixels")),
+    height: Args.integer({ name: "height" }).pipe(Args.withDescription("viewport height in CSS pixels"))
+  },
   (args) =>
     callControl(
       args,

@@ -74,7 +74,7 @@ const action = Command.make(
         "react, edit, unsend, reply, sendWithEffect, renameGroup, setGroupIcon, addParticipant, removeParticipant, leaveGroup, sendAttachment"
       )
     ),
-    pairs: Args.text({ name: "key=value" }).pipe(Args.repeated),
+    pairs: Args.text({ name: "key=value" }).pipe(Args.withDescription("a parameter of the action, e.g. messageId=12"), Args.repeated),
     params: Options.text("params").pipe(Options.withDescription("the parameters as one JSON object"), Options.optional)
   },
   (args) =>

@@ -7,7 +7,9 @@ import { CliFailure } from "./shared.js"
 // `svc pairing list|approve msgbridge`: reads and writes the pairing store in the state dir directly
 // (locked, atomic), so it works whether or not the gateway runs, and never races it.
 
-const channel = Args.choice([["msgbridge", "msgbridge"]] as const, { name: "channel" })
+const channel = Args.choice([["msgbridge", "msgbridge"]] as const, { name: "channel" }).pipe(
+  Args.withDescription("the messaging channel (msgbridge)")
+)
 const account = Options.text("account").pipe(
   Options.withDescription("the bridge account (channels.msgbridge.accounts.<id>; default: the channel's own)"),
   Options.optional
@@ -39,7 +41,7 @@ const list = Command.make(
     })
 ).pipe(Command.withDescription("pending pairing codes, with sender and age (codes expire after 1 hour)"))
 
-const approve = Command.make("approve", { channel, account, code: Args.text({ name: "CODE" }) }, (args) =>
+const approve = Command.make("approve", { channel, account, code: Args.text({ name: "CODE" }).pipe(Args.withDescription("the code the sender was given (any case)")) }, (args) =>
   Effect.gen(function*() {
     const store = yield* storeFor(args.account)
     const approved = yield* store.approve(args.code).pipe(Effect.mapError((e) => new CliFailure({ message: e.message })))

@@ -3,11 +3,35 @@ import { Console, Data, Effect, Option } from "effect"
 import { editConfig } from "../../config/edit.js"
 import type { RawConfig } from "../../config/file.js"
 import { ProfileName } from "../../domain/browser.js"
-import { type ControlClient, makeControlClient } from "../ControlClient.js"
-import { describeCliError } from "../errors.js"
+import { type Connection, type ControlClient, makeControlClient } from "../ControlClient.js"
+import { cliErrorTag, describeCliError } from "../errors.js"
 
-/** A command failed; `message` is the one line the user sees. */
-export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+/**
+ * A command failed; `message` is the one line the user sees. `tag` and `status` say, for `--json`, what
+ * failed underneath (e.g. NotFound, 404) when it was the gateway's answer.
+ */
+export class CliFailure extends Data.TaggedError("CliFailure")<{
+  readonly message: string
+  readonly tag?: string
+  readonly status?: number
+}> {}
+
+/** A failure of a control API call as a CliFailure that keeps its tag and the HTTP status answered. */
+const controlFailure = (error: unknown, connection?: Connection, answered?: number) => {
+  const e = error as { _tag?: string; status?: number }
+  const tag = cliErrorTag(error, connection)
+  // A request refused by the shared schema never left: report the 400 the gateway would have answered.
+  const status = e?._tag === "ParseError"
+    ? 400
+    : e?._tag === "RequestError" || e?._tag === "ConnectionError"
+    ? undefined
+    : answered
+  return new CliFailure({
+    message: describeCliError(error, connection),
+    tag,
+    ...(status !== undefined ? { status } : {})
+  })
+}
 
 /** Edit svc.json through config/edit.ts (validated before it is written); a failure is its one line. */
 export const editConfigFile = (file: string, edit: (raw: RawConfig) => void) =>
@@ -36,11 +60,11 @@ export const withControl = <A, E>(
   call: (client: ControlClient, query: { profile?: string }) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function*() {
-    const { client, connection } = yield* makeControlClient.pipe(
-      Effect.mapError((e) => new CliFailure({ message: describeCliError(e) }))
+    const { client, connection, lastStatus } = yield* makeControlClient.pipe(
+      Effect.mapError((e) => controlFailure(e))
     )
     return yield* call(client, profileQuery(args)).pipe(
-      Effect.mapError((e) => new CliFailure({ message: describeCliError(e, connection) }))
+      Effect.mapError((e) => controlFailure(e, connection, lastStatus()))
     )
   })
 
