@@ -12,9 +12,12 @@ const late = `<!doctype html><html><head><title>Late</title></head><body>
   <div id="overlay" class="cookie-banner" style="position:absolute;inset:0;background:rgba(0,0,0,.4)">We use cookies</div>
 </div>
 <p id="out">nothing yet</p>
+<input id="name" aria-label="Name" readonly>
+<select id="size" aria-label="Size" onchange="out.textContent = 'size ' + this.value"><option value="">pick</option></select>
 <script>
   window.arm = (ms) => setTimeout(() => { document.getElementById("go").disabled = false }, ms)
   window.lift = (ms) => setTimeout(() => document.getElementById("overlay").remove(), ms)
+  window.sizes = (ms) => setTimeout(() => document.getElementById("size").add(new Option("Large", "l")), ms)
 </script>
 </body></html>`
 
@@ -93,12 +96,26 @@ describe("actions wait for their element; runaway scripts are stopped", () => {
     expect(await out()).toBe("bought")
   })
 
-  it("hover takes --timeout too; a timeout out of range is refused", async () => {
-    const buy = refOf(await fresh(), /button "Buy"/)
-    const r = await gw.svc("browser", "hover", buy, "--timeout", "700")
-    expect(r.code).not.toBe(0)
-    expect(r.stderr).toContain("after 700ms the element is still covered by")
-    expect(r.ms).toBeLessThan(2_400)
+  it("hover, drag, type, fill and select take --timeout too; a timeout out of range is refused", async () => {
+    const snap = await fresh()
+    const [buy, go, name, size] = [/button "Buy"/, /button "Go"/, /textbox "Name"/, /combobox "Size"/].map((p) => refOf(snap, p))
+    for (const args of [["hover", buy!], ["drag", buy!, go!]]) {
+      const r = await gw.svc("browser", ...args, "--timeout", "700")
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toContain("after 700ms the element is still covered by <div id=\"overlay\"")
+      expect(r.ms).toBeLessThan(2_400)
+    }
+    const typed = await gw.svc("browser", "type", name!, "Ada", "--timeout", "700")
+    expect(typed.code).not.toBe(0)
+    expect(typed.stderr).toContain("after 700ms the element is still read-only")
+    const filled = await gw.svc("browser", "fill", "--fields", JSON.stringify([{ ref: name, type: "textbox", value: "Ada" }]), "--timeout", "700")
+    expect(filled.code).not.toBe(0)
+    expect(filled.stderr).toContain("after 700ms the element is still read-only")
+    // An option that arrives a second later is waited for.
+    await evaluate("() => sizes(1000)")
+    const selected = await gw.svc("browser", "select", size!, "Large")
+    expect(selected.code, selected.stderr).toBe(0)
+    expect(await out()).toBe("size l")
     const bad = await gw.svc("browser", "click", buy, "--timeout", "0")
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toMatch(/1 to 120000/)

@@ -11,8 +11,8 @@ export type Runaway = "stopped" | "stuck"
 
 /** How long an idle page has to answer a trivial evaluation before it counts as stuck. */
 const PROBE_MS = 500
-/** How long a stopped page has to answer again. */
-const RECOVER_MS = 1_000
+/** All of settling (probe, stop, answer again): inside the 2 s an action gets beyond its timeout before it counts as hung. */
+const SETTLE_MS = 1_800
 const ATTACH_MS = 2_000
 
 const within = <A>(promise: Promise<A>, ms: number): Promise<A | undefined> => {
@@ -65,8 +65,10 @@ export const makeRunawayGuard = () => {
       if (page.isClosed()) return undefined
       const session = await sessions.get(page)
       if (session === undefined) return undefined
+      const deadline = Date.now() + SETTLE_MS
+      const left = () => Math.max(0, deadline - Date.now())
       // The probe waits in the page's queue behind the script, if there is one running.
-      const probe = answers(session, PROBE_MS + RECOVER_MS)
+      const probe = answers(session, SETTLE_MS)
       const first = await within(probe, PROBE_MS)
       if (first === true) return undefined
       if (first === false) {
@@ -74,12 +76,10 @@ export const makeRunawayGuard = () => {
         sessions.delete(page)
         return undefined
       }
-      const terminated = await within(session.send("Runtime.terminateExecution").then(() => true, () => false), RECOVER_MS)
-      if (terminated !== true) {
-        sessions.delete(page)
-        return "stuck"
-      }
-      return (await probe) || (await answers(session, RECOVER_MS)) ? "stopped" : "stuck"
+      const terminated = await within(session.send("Runtime.terminateExecution").then(() => true, () => false), left())
+      if (terminated !== true) return "stuck"
+      // Should the script have ended on its own just before, the stop hit the probe instead: ask once more.
+      return (await probe) || (await answers(session, left())) ? "stopped" : "stuck"
     })
 
   return { arm, settle } as const
