@@ -19,7 +19,8 @@ import { lockHolder } from "./singletonLock.js"
 // running on the profile's DevTools port. The next gateway takes that browser over instead of refusing the
 // port: it is the profile's own browser (its user-data dir, its port), its tabs are the agent's work, and
 // ending it would lose them. Once taken over it is stopped like a launched one (`svc browser stop`, gateway
-// shutdown). A browser on that port with another user-data dir is someone else's and is left alone.
+// shutdown). One that cannot be taken over (hung on the port, or killed while starting) is ended and a fresh
+// one launched. A browser on that port with another user-data dir is someone else's and is left alone.
 
 const TERM_GRACE_MS = 3_000
 const KILL_GRACE_MS = 2_000
