@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchTestChromium } from "../support/chromium.js"
 import { freeCdpPort, type Gateway, makeStateDir, pidAlive, servePages, startGateway, waitUntil } from "../support/gateway.js"
@@ -91,6 +95,51 @@ describe("taking over the browser an earlier gateway left running", () => {
     console.log(`start by takeover ${Math.round(took.elapsedMs)} ms, by a fresh launch ${Math.round(fresh.elapsedMs)} ms`)
     expect(fresh.status.pid).not.toBe(pid3)
     browsers.push(fresh.status.pid)
+  })
+
+  it("ends its own profile's browser that holds the port but does not answer, and launches afresh", async () => {
+    const cdpPort = await freeCdpPort()
+    const stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } })
+    // As a killed gateway would leave it: the profile's dir and port; then hung (stopped, so silent).
+    const left = await launchTestChromium({ port: cdpPort, userDataDir: path.join(stateDir, "browser/svc/user-data") })
+    try {
+      const pid = left.process.pid!
+      process.kill(pid, "SIGSTOP")
+      const gw = await start(stateDir)
+      const started = await json(gw, "browser", "start")
+      expect(started.launched).toBe(true)
+      expect(started.status.pid).not.toBe(pid)
+      browsers.push(started.status.pid)
+      expect(pidAlive(pid) && left.process.exitCode === null && left.process.signalCode === null).toBe(false)
+      expect(gw.output()).toContain(`ending the unresponsive browser of profile "svc" (pid ${pid})`)
+      expect((await gw.svc("browser", "tabs")).code).toBe(0)
+    } finally {
+      await left.kill()
+    }
+  })
+
+  it("ends its own profile's browser that holds the profile but never opened its port, and launches afresh", async () => {
+    const cdpPort = await freeCdpPort()
+    const stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } })
+    const userDataDir = path.join(stateDir, "browser/svc/user-data")
+    fs.mkdirSync(userDataDir, { recursive: true })
+    // Stands in for a browser killed with its gateway while starting: the profile's switches, its lock.
+    const half = spawn("sh", ["-c", "sleep 60; :", `--user-data-dir=${userDataDir}`, `--remote-debugging-port=${cdpPort}`], {
+      detached: true,
+      stdio: "ignore"
+    })
+    const exited = new Promise((resolve) => half.once("exit", resolve))
+    try {
+      fs.symlinkSync(`${os.hostname()}-${half.pid}`, path.join(userDataDir, "SingletonLock"))
+      const gw = await start(stateDir)
+      const started = await json(gw, "browser", "start")
+      expect(started.launched).toBe(true)
+      browsers.push(started.status.pid)
+      await exited
+      expect(gw.output()).toContain(`ending the half-started browser of profile "svc" (pid ${half.pid})`)
+    } finally {
+      if (half.exitCode === null && half.signalCode === null) half.kill("SIGKILL")
+    }
   })
 
   it("refuses a browser of another user-data dir on the profile's port and leaves it running", async () => {

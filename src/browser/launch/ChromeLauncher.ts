@@ -9,7 +9,7 @@ import { portState } from "./portState.js"
 import { isAlive, resolveBrowserPid } from "./processes.js"
 import { ProfileDecor } from "./ProfileDecor.js"
 import { clearStaleSingleton } from "./singletonLock.js"
-import { adoptBrowser, findOwnBrowser } from "./takeover.js"
+import { adoptBrowser, endOwnBrowser, findOwnBrowser } from "./takeover.js"
 
 // One managed Chromium as a scoped resource: acquired when its DevTools endpoint answers, released by
 // stopping its whole process group. The browser runs detached in its own group so that closing the scope
@@ -95,10 +95,22 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         const timeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
         const where = `the "${opts.profile}" browser`
 
-        const state = yield* portState(discovery, port)
+        let state = yield* portState(discovery, port)
         if (state._tag === "cdp") {
+          // The profile's own browser, left running by a gateway that was killed: take it over, tabs and all.
           const own = yield* findOwnBrowser(opts.userDataDir, port)
           if (own !== undefined) return yield* adoptBrowser(own, opts, state.version)
+        }
+        if (state._tag === "other") {
+          // The profile's own browser holds the port but does not answer (hung): end it, start afresh.
+          const own = yield* findOwnBrowser(opts.userDataDir, port, true)
+          if (own !== undefined) {
+            yield* Effect.logWarning(`ending the unresponsive browser of profile "${opts.profile}" (pid ${own}) on port ${port}`)
+            yield* endOwnBrowser(own)
+            state = yield* portState(discovery, port)
+          }
+        }
+        if (state._tag === "cdp") {
           return yield* unavailable(
             `Port ${port} already answers the DevTools protocol (${state.browser}): another browser is using it. ` +
               `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json.`
@@ -128,7 +140,13 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           try: () => fs.mkdir(opts.userDataDir, { recursive: true }),
           catch: (e) => unavailable(`Cannot create the profile directory ${opts.userDataDir}: ${String(e)}`)
         })
-        const lock = yield* clearStaleSingleton(opts.userDataDir)
+        let lock = yield* clearStaleSingleton(opts.userDataDir)
+        if (lock._tag === "in-use" && (yield* findOwnBrowser(opts.userDataDir, port, true)) === lock.pid) {
+          // The profile's own browser, killed with its gateway before its DevTools port opened: end it.
+          yield* Effect.logWarning(`ending the half-started browser of profile "${opts.profile}" (pid ${lock.pid})`)
+          yield* endOwnBrowser(lock.pid)
+          lock = yield* clearStaleSingleton(opts.userDataDir)
+        }
         if (lock._tag === "in-use") {
           return yield* unavailable(
             `The profile directory ${opts.userDataDir} is in use by another browser process (pid ${lock.pid}). ` +

@@ -18,9 +18,15 @@ export const isAlive = (pid: number): boolean => {
   if (process.platform !== "linux") return true
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+    if (!stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true
   } catch {
     return true
+  }
+  // A zombie leader whose other threads are still exiting still holds its files (its listening socket too).
+  try {
+    return readdirSync(`/proc/${pid}/task`).length > 1
+  } catch {
+    return false
   }
 }
 
