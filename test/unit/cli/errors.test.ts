@@ -143,6 +143,18 @@ describe("usage errors", () => {
       .toBe("Expected one of the following cases: local, session")
   })
 
+  it("an unknown option gets the command's nearest options", () => {
+    expect(describeUsageError(tree, ["browser", "screenshot", "--fullpage"], "InvalidValue", "Received unknown argument: '--fullpage'"))
+      .toEqual({ tag: "UnknownOption", message: "unknown option `--fullpage` for `svc browser screenshot`; did you mean `--full-page`?" })
+    expect(describeUsageError(tree, ["browser", "snapshot", "--interactiv"], "InvalidValue", "Received unknown argument: '--interactiv'").message)
+      .toBe("unknown option `--interactiv` for `svc browser snapshot`; did you mean `--interactive`?")
+    expect(describeUsageError(tree, ["browser", "tabs", "--zzzzzz"], "InvalidValue", "Received unknown argument: '--zzzzzz'").message)
+      .toBe("unknown option `--zzzzzz` for `svc browser tabs`; `svc browser tabs --help` lists its options")
+    // An extra word that is not an option stays as @effect/cli says it.
+    expect(describeUsageError(tree, ["config", "get", "a", "b"], "InvalidValue", "Received unknown argument: 'b'").message)
+      .toBe("Received unknown argument: 'b'")
+  })
+
   it("an option given to a command that only groups others says where it goes", () => {
     expect(describeUsageError(tree, ["browser", "--json"], "CommandMismatch", "Invalid subcommand for svc - use one of 'gateway'")).toEqual({
       tag: "MissingSubcommand",
