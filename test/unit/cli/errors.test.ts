@@ -16,15 +16,16 @@ import { makeMockConsole } from "../../support/mockConsole.js"
 // 400 the shared schema did not catch first, a body of another version), and the "did you mean" logic.
 
 /** runCli against a gateway stub that answers every request with `status` and `body`. */
+const sent: Array<string> = []
 const against = (status: number, body: unknown) => (...args: Array<string>) =>
   Effect.gen(function*() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-errors-"))
     fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify({ gateway: { auth: { token: "t-0123456789abcdef0123" } } }))
     const stub = HttpClient.make((request) =>
-      Effect.succeed(HttpClientResponse.fromWeb(
+      Effect.sync(() => sent.push(request.url)).pipe(Effect.as(HttpClientResponse.fromWeb(
         request,
         new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-      ))
+      )))
     )
     const mock = makeMockConsole()
     const code = yield* runCli(["node", "svc", ...args]).pipe(
@@ -64,6 +65,19 @@ describe("CLI errors", () => {
           message: 'invalid request: limit: expected a whole number from 1 to 10000000, got "0"',
           status: 400
         }
+      })
+    }))
+
+  it.effect("a request the shared schema refuses is never sent, and reads as the gateway's 400 would", () =>
+    Effect.gen(function*() {
+      sent.length = 0
+      const r = yield* against(200, {})("browser", "snapshot", "--limit", "0", "--json")
+      expect(sent).toEqual([])
+      expect(r.code).toBe(1)
+      expect(JSON.parse(r.out).error).toEqual({
+        _tag: "HttpApiDecodeError",
+        message: "invalid request: limit: expected a whole number from 1 to 10000000, got 0",
+        status: 400
       })
     }))
 
