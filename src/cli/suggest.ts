@@ -5,6 +5,8 @@
 export interface CommandNode {
   readonly name: string
   readonly children: ReadonlyArray<CommandNode>
+  /** Its options, by full name (`--format`). */
+  readonly options: ReadonlyArray<string>
   /** Its options that take one of a fixed set of words: `--format` → ai, aria, role. */
   readonly choices: ReadonlyMap<string, ReadonlyArray<string>>
 }
@@ -16,7 +18,7 @@ const walk = (d: any): CommandNode => {
   switch (d?._tag) {
     case "Standard":
     case "GetUserInput":
-      return { name: d.name, children: [], choices: choiceOptions(d.options) }
+      return { name: d.name, children: [], ...optionsOf(d.options) }
     case "Map":
       return walk(d.command)
     case "Subcommands": {
@@ -24,25 +26,39 @@ const walk = (d: any): CommandNode => {
       return { ...parent, children: (d.children as ReadonlyArray<unknown>).map(walk) }
     }
     default:
-      return { name: "?", children: [], choices: new Map() }
+      return { name: "?", children: [], options: [], choices: new Map() }
   }
 }
 
-/** The Single options under an options tree (Both, OrElse, Map, WithDefault, ... wrap them) with a Choice type. */
-const choiceOptions = (options: any): Map<string, ReadonlyArray<string>> => {
-  const found = new Map<string, ReadonlyArray<string>>()
+/** The Single options under an options tree (Both, OrElse, Map, WithDefault, ... wrap them), and their choices. */
+const optionsOf = (options: any) => {
+  const names: Array<string> = []
+  const choices = new Map<string, ReadonlyArray<string>>()
   const visit = (o: any) => {
     if (o === null || typeof o !== "object") return
     if (o._tag === "Single") {
+      names.push(o.fullName)
       if (o.primitiveType?._tag === "Choice") {
-        found.set(o.fullName, (o.primitiveType.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([n]) => n))
+        choices.set(o.fullName, (o.primitiveType.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([n]) => n))
       }
       return
     }
     for (const key of ["options", "left", "right", "argumentOption"]) visit(o[key])
   }
   visit(options)
-  return found
+  return { options: names, choices }
+}
+
+/** The options of `command` nearest to `word` (an option it does not have), best first, at most 2. */
+export const nearestOptions = (command: CommandNode, word: string): ReadonlyArray<string> => {
+  const w = word.split("=")[0]!.toLowerCase()
+  const limit = w.length <= 5 ? 1 : w.length <= 9 ? 2 : 3
+  return command.options
+    .map((o) => ({ o, d: editDistance(w, o) }))
+    .filter(({ d, o }) => d <= limit || (w.length >= 4 && o.startsWith(w)))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 2)
+    .map(({ o }) => o)
 }
 
 /**

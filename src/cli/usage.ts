@@ -1,8 +1,8 @@
-import { type CommandNode, describeUnknownCommand, findUnknownCommand } from "./suggest.js"
+import { type CommandNode, describeUnknownCommand, findUnknownCommand, nearestOptions } from "./suggest.js"
 
-// A usage error @effect/cli found, as the one line runCli prints: an unknown command gets the nearest ones,
-// an option at a command that only groups others says where it goes, and a value @effect/cli refused
-// ("'abc' is not a integer") names the option it was given to.
+// A usage error @effect/cli found, as the one line runCli prints: an unknown command or option gets the
+// nearest ones, an option at a command that only groups others says where it goes, and a value @effect/cli
+// refused ("'abc' is not a integer") names the option it was given to.
 
 export interface UsageError {
   /** The `_tag` `--json` reports. */
@@ -32,6 +32,18 @@ export const describeUsageError = (
       }
     }
   }
+  const unknownOption = /^Received unknown argument: '(--?[^']+)'$/s.exec(printed)
+  if (unknownOption !== null) {
+    const word = unknownOption[1]!
+    const command = commandAt(tree, args)
+    const near = nearestOptions(command, word)
+    const where = pathTo(tree, args).join(" ")
+    return {
+      tag: "UnknownOption",
+      message: `unknown option \`${word}\` for \`${where}\`; ` +
+        (near.length > 0 ? `did you mean ${near.map((o) => `\`${o}\``).join(" or ")}?` : `\`${where} --help\` lists its options`)
+    }
+  }
   if (tag === "InvalidValue") {
     return { tag, message: nameTheOption(commandAt(tree, args), args, printed.replace(/ is not a integer$/, " is not an integer")) }
   }
@@ -58,16 +70,22 @@ const groupGivenOptions = (tree: CommandNode, args: ReadonlyArray<string>) => {
   return node.children.length > 0 && option !== undefined ? { path, option } : undefined
 }
 
-/** The command the words name (the deepest one reached). */
-const commandAt = (tree: CommandNode, args: ReadonlyArray<string>): CommandNode => {
+/** The command the words name (the deepest one reached), and its path. */
+const walkTo = (tree: CommandNode, args: ReadonlyArray<string>) => {
   let node = tree
+  const path = [tree.name]
   for (const word of args) {
     if (word === "--") break
     const child = word.startsWith("-") ? undefined : node.children.find((c) => c.name === word)
-    if (child !== undefined) node = child
+    if (child !== undefined) {
+      node = child
+      path.push(word)
+    }
   }
-  return node
+  return { node, path }
 }
+const commandAt = (tree: CommandNode, args: ReadonlyArray<string>) => walkTo(tree, args).node
+const pathTo = (tree: CommandNode, args: ReadonlyArray<string>) => walkTo(tree, args).path
 
 /** `--name value` and `--name=value` pairs of the command line. */
 const optionValues = (args: ReadonlyArray<string>): Array<readonly [string, string]> => {

@@ -82,6 +82,11 @@ describe("svc errors from a running gateway", () => {
     // What the CLI's own parser refuses names the option too.
     expect(oneLine(await gw.svc("browser", "snapshot", "--limit", "abc"))).toBe("svc: --limit: 'abc' is not an integer")
     expect(oneLine(await gw.svc("browser", "snapshot", "--format", "xx"))).toBe("svc: --format: 'xx' is not one of ai, aria, role")
+    expect(jsonError(await gw.svc("browser", "screenshot", "--fullpage", "--json"))).toEqual({
+      _tag: "UnknownOption",
+      message: "unknown option `--fullpage` for `svc browser screenshot`; did you mean `--full-page`?",
+      status: null
+    })
   })
 
   it("a usage error is JSON too with --json", async () => {

@@ -16,15 +16,16 @@ import { makeMockConsole } from "../../support/mockConsole.js"
 // 400 the shared schema did not catch first, a body of another version), and the "did you mean" logic.
 
 /** runCli against a gateway stub that answers every request with `status` and `body`. */
+const sent: Array<string> = []
 const against = (status: number, body: unknown) => (...args: Array<string>) =>
   Effect.gen(function*() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-errors-"))
     fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify({ gateway: { auth: { token: "t-0123456789abcdef0123" } } }))
     const stub = HttpClient.make((request) =>
-      Effect.succeed(HttpClientResponse.fromWeb(
+      Effect.sync(() => sent.push(request.url)).pipe(Effect.as(HttpClientResponse.fromWeb(
         request,
         new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
-      ))
+      )))
     )
     const mock = makeMockConsole()
     const code = yield* runCli(["node", "svc", ...args]).pipe(
@@ -64,6 +65,19 @@ describe("CLI errors", () => {
           message: 'invalid request: limit: expected a whole number from 1 to 10000000, got "0"',
           status: 400
         }
+      })
+    }))
+
+  it.effect("a request the shared schema refuses is never sent, and reads as the gateway's 400 would", () =>
+    Effect.gen(function*() {
+      sent.length = 0
+      const r = yield* against(200, {})("browser", "snapshot", "--limit", "0", "--json")
+      expect(sent).toEqual([])
+      expect(r.code).toBe(1)
+      expect(JSON.parse(r.out).error).toEqual({
+        _tag: "HttpApiDecodeError",
+        message: "invalid request: limit: expected a whole number from 1 to 10000000, got 0",
+        status: 400
       })
     }))
 
@@ -141,6 +155,18 @@ describe("usage errors", () => {
     // Nothing to go on: the message as it was.
     expect(describeUsageError(tree, ["browser", "storage", "nope"], "InvalidValue", "Expected one of the following cases: local, session").message)
       .toBe("Expected one of the following cases: local, session")
+  })
+
+  it("an unknown option gets the command's nearest options", () => {
+    expect(describeUsageError(tree, ["browser", "screenshot", "--fullpage"], "InvalidValue", "Received unknown argument: '--fullpage'"))
+      .toEqual({ tag: "UnknownOption", message: "unknown option `--fullpage` for `svc browser screenshot`; did you mean `--full-page`?" })
+    expect(describeUsageError(tree, ["browser", "snapshot", "--interactiv"], "InvalidValue", "Received unknown argument: '--interactiv'").message)
+      .toBe("unknown option `--interactiv` for `svc browser snapshot`; did you mean `--interactive`?")
+    expect(describeUsageError(tree, ["browser", "tabs", "--zzzzzz"], "InvalidValue", "Received unknown argument: '--zzzzzz'").message)
+      .toBe("unknown option `--zzzzzz` for `svc browser tabs`; `svc browser tabs --help` lists its options")
+    // An extra word that is not an option stays as @effect/cli says it.
+    expect(describeUsageError(tree, ["config", "get", "a", "b"], "InvalidValue", "Received unknown argument: 'b'").message)
+      .toBe("Received unknown argument: 'b'")
   })
 
   it("an option given to a command that only groups others says where it goes", () => {
