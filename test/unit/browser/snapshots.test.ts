@@ -164,21 +164,30 @@ describe("renderAiSnapshot", () => {
   })
 
   it("stays linear on a large snapshot", () => {
-    const lines = ["- generic [active] [ref=e1]:", "  - list [ref=e2]:"]
-    for (let i = 0; i < 1000; i++) {
-      lines.push(`    - listitem [ref=e${3 + 3 * i}]:`)
-      lines.push(`      - link "Item ${i}" [ref=e${4 + 3 * i}] [cursor=pointer]:`)
-      lines.push(`        - /url: "#i${i}"`)
-      lines.push(`      - button "Act ${i}" [ref=e${5 + 3 * i}]`)
-      lines.push(`      - text: note ${i}`)
+    const page = (items: number) => {
+      const lines = ["- generic [active] [ref=e1]:", "  - list [ref=e2]:"]
+      for (let i = 0; i < items; i++) {
+        lines.push(`    - listitem [ref=e${3 + 3 * i}]:`)
+        lines.push(`      - link "Item ${i}" [ref=e${4 + 3 * i}] [cursor=pointer]:`)
+        lines.push(`        - /url: "#i${i}"`)
+        lines.push(`      - button "Act ${i}" [ref=e${5 + 3 * i}]`)
+        lines.push(`      - text: note ${i}`)
+      }
+      return lines.join("\n")
     }
-    const raw = lines.join("\n")
-    renderAiSnapshot(raw, { limit: 10_000_000, baseFor: () => 0 }) // warm up
-    const t0 = performance.now()
-    const r = renderAiSnapshot(raw, { limit: 10_000_000, baseFor: () => 0 })
-    const ms = performance.now() - t0
-    expect(r.stats.refs).toBe(3002)
-    expect(ms).toBeLessThan(100) // measured ~5 ms; playwright's own call on such a page is ~200 ms
+    // The fastest of a few runs (a loaded machine adds pauses, never speed) of a 40,000-line snapshot:
+    // linear work takes ~0.1-0.25 s on a loaded machine, a quadratic pass over the lines would take many seconds.
+    // Absolute times belong to npm run bench; this only catches a complexity regression.
+    const raw = page(8000)
+    let best = Number.POSITIVE_INFINITY
+    for (let k = 0; k < 3; k++) {
+      const t0 = performance.now()
+      const r = renderAiSnapshot(raw, { limit: 10_000_000, baseFor: () => 0 })
+      best = Math.min(best, performance.now() - t0)
+      expect(r.stats.refs).toBe(24_002)
+    }
+    console.log(`renderAiSnapshot of 40,000 lines: ${best.toFixed(0)} ms`)
+    expect(best).toBeLessThan(1_000)
   })
 })
 
