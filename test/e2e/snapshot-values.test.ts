@@ -114,6 +114,15 @@ describe("snapshots show the state of controls", () => {
     expect(lineOf(framed, /textbox "Frame pass"/)).toMatch(/: ••••••••$/)
     expect(framed).not.toContain(FRAME_SECRET)
 
+    // The accessibility-tree format (over CDP) says the same.
+    const aria = await svcOk("browser", "snapshot", "--format", "aria")
+    expect(lineOf(aria, /textbox "Full name"/), aria).toMatch(/: Ada Lovelace$/)
+    expect(lineOf(aria, /checkbox "News"/), aria).toContain("[unchecked]")
+    expect(lineOf(aria, /checkbox "Agree"/), aria).toContain("[checked]")
+    expect(lineOf(aria, /button "Filters"/), aria).toContain("[collapsed]")
+    expect(lineOf(aria, /button "Menu"/), aria).toContain("[expanded]")
+    expect(lineOf(aria, /textbox "Password"/), aria).toMatch(/: ••••••••$/) // the same mask, whatever the length
+
     // Nor in the JSON answer, nor in the accessibility-tree format.
     for (const mode of [["--json"], ["--interactive", "--json"], ["--format", "aria"], ["--format", "aria", "--json"]]) {
       const out = await svcOk("browser", "snapshot", ...mode)
