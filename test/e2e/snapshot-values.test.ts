@@ -17,6 +17,7 @@ const form = `<!doctype html><html><head><title>Values</title></head><body>
   <label>Nickname <input id="nick" placeholder="Type a nickname"></label>
   <label>Bio <textarea id="bio" placeholder="About you"></textarea></label>
   <div contenteditable="true" role="textbox" aria-label="Editor" id="editor" style="min-height:20px;border:1px solid"></div>
+  <div contenteditable="true" role="textbox" aria-label="Story"><p>Once upon</p><p>a time</p></div>
   <label>Password <input type="password" id="pw" placeholder="Choose a password"></label>
   <label><input type="checkbox" id="agree"> Agree</label>
   <label><input type="checkbox" id="news"> News</label>
@@ -96,6 +97,7 @@ describe("snapshots show the state of controls", () => {
       expect(lineOf(snap, /textbox "Bio"/), where).toMatch(/: Writes programs$/)
       expect(lineOf(snap, /textbox "Editor"/), where).toMatch(/: Rich notes here$/)
       expect(lineOf(snap, /textbox "Password"/), where).toMatch(/: ••••••••$/)
+      expect(lineOf(snap, /textbox "Story"/), where).toContain('[value="Once upon a time"]')
       expect(lineOf(snap, /checkbox "Agree"/), where).toContain("[checked]")
       expect(lineOf(snap, /checkbox "News"/), where).toContain("[unchecked]")
       expect(lineOf(snap, /combobox "Country"/), where).toContain('[value="Germany"]')

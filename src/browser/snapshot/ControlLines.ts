@@ -10,6 +10,7 @@ import type { PageControls } from "./PageControls.js"
 //   - textbox "Password": ••••••••                    a password shows that it is filled, never what
 //   - checkbox "Agree" [unchecked]                    (checked ones keep playwright's [checked])
 //   - combobox "Country" [value="Germany"]:           the selected option, options still listed below
+//   - textbox "Editor" [value="First para Second"]:   an editor with paragraphs inside (or `: text` if none)
 //   - button "Menu" [collapsed]                       (expanded ones keep playwright's [expanded])
 
 /** What a filled password field shows: what a person sees on the screen, and the same for every length. */
@@ -33,6 +34,10 @@ const scalarOf = (raw: string): string => {
   if (s.startsWith("'") && s.endsWith("'") && s.length >= 2) return s.slice(1, -1).replace(/''/g, "'")
   return s
 }
+
+/** Long editor texts are cut: the line says what the field holds, the children (if any) say it all. */
+const MAX_VALUE_CHARS = 300
+const clip = (s: string) => (s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS - 1)}…` : s)
 
 /** An attribute value that the line parsers read back whole (`]` would end the attribute). */
 const attrValue = (s: string) => JSON.stringify(s).replace(/\]/g, "\\u005d")
@@ -165,6 +170,11 @@ export const foldControlState = (raw: string, controls: PageControls): string =>
       // A select: its selected option on the line, the options stay.
       const selected = children.filter((c) => c.kind === "option" && c.selected)
       if (role === "combobox" && selected.length === 1) extra += ` [value=${attrValue(selected[0]!.value)}]`
+      // A rich-text editor (paragraphs inside): its text on the line too, which the filters keep.
+      if (role === "textbox") {
+        const text = editables.get(nameOf(line, head))?.shift()
+        if (text !== undefined && text !== "") extra += ` [value=${attrValue(clip(text))}]`
+      }
       out.push(extra === "" ? line : rebuild(line, head, extra, tailOf(line, head)))
       continue
     }

@@ -400,6 +400,24 @@ describe("foldControlState", () => {
     expect(line(/"Other"/)).toBe('  - button "Other" [expanded] [ref=e32]')
   })
 
+  it("puts a rich-text editor's text on its line, its paragraphs stay below", () => {
+    const raw = `- textbox "Rich" [ref=e2]:\n  - paragraph [ref=e3]: First para\n  - paragraph [ref=e4]: Second bold`
+    const out = foldControlState(raw, { ...CONTROLS, editables: [{ name: "Rich", text: "First para Second bold" }] })
+    expect(out.split("\n")).toEqual([
+      `- textbox "Rich" [value="First para Second bold"] [ref=e2]:`,
+      "  - paragraph [ref=e3]: First para",
+      "  - paragraph [ref=e4]: Second bold"
+    ])
+    const r = renderRoleSnapshot(parseRoleSnapshot(out.replace(/ \[ref=e\d+\]/g, "")), {
+      limit: 1000,
+      interactive: true,
+      compact: true,
+      depth: undefined,
+      numberFor: numbering()
+    })
+    expect(r.text).toBe(`- textbox "Rich" [value="First para Second bold"] [ref=e1]`)
+  })
+
   it("shows the text of an editor (contenteditable textbox) and leaves other content alone", () => {
     expect(line(/"Editor"/)).toBe('  - textbox "Editor" [ref=e11]: Rich text here')
     expect(line(/"Notes"/)).toBe('  - generic "Notes" [ref=e10]: My notes')
