@@ -19,20 +19,43 @@ export const PASSWORD_MASK = "••••••••"
 const VALUE_ROLES: ReadonlySet<string> = new Set(["textbox", "searchbox", "spinbutton", "combobox"])
 const CHECK_ROLES: ReadonlySet<string> = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"])
 
-/** A YAML value as playwright prints it (plain, or double-quoted with JSON-style escapes). */
+const ESCAPES: Record<string, string> = { "\\": "\\", "\"": "\"", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+
+/** A YAML value as playwright prints it: plain, or double-quoted with its escapes (\\ \" \n … \xHH). */
 const scalarOf = (raw: string): string => {
   const s = raw.trim()
-  if (s.startsWith("\"")) {
-    try {
-      const v: unknown = JSON.parse(s)
-      if (typeof v === "string") return v
-    } catch {
-      // fall through: shown as printed
-    }
-    return s.slice(1, -1)
+  if (s.length >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
+    return s.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, (_, e: string) =>
+      e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ESCAPES[e] ?? e)
   }
-  if (s.startsWith("'") && s.endsWith("'") && s.length >= 2) return s.slice(1, -1).replace(/''/g, "'")
+  if (s.length >= 2 && s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'")
   return s
+}
+
+/** Whitespace as playwright normalises it, so a value compares equal however it was printed. */
+const normalise = (s: string) => s.replace(/[\u200b\u00ad]/g, "").replace(/\s+/g, " ").trim()
+
+const UNESCAPES: Record<string, string> = Object.fromEntries(Object.entries(ESCAPES).map(([k, v]) => [v, `\\${k}`]))
+
+/** A string inside playwright's double quotes (the inverse of {@link scalarOf}). */
+const escapedAsPrinted = (s: string) =>
+  // eslint-disable-next-line no-control-regex
+  s.replace(/[\\"\u0000-\u001f\u007f-\u009f]/g, (c) => UNESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+
+/**
+ * Any password still in the text (a page that echoes it, a value printed in a form the fields did not
+ * match) is replaced too, as printed and as escaped. Very short values are left to the field match: they
+ * would mask ordinary words.
+ */
+const scrubPasswords = (text: string, passwords: ReadonlyArray<string>): string => {
+  let out = text
+  for (const pw of passwords) {
+    if (pw.length < 4) continue
+    for (const form of new Set([pw, escapedAsPrinted(pw)])) {
+      if (out.includes(form)) out = out.split(form).join(PASSWORD_MASK)
+    }
+  }
+  return out
 }
 
 /** Long editor texts are cut: the line says what the field holds, the children (if any) say it all. */
@@ -119,7 +142,7 @@ const disclosureIndex = (controls: PageControls) => {
  */
 export const foldControlState = (raw: string, controls: PageControls): string => {
   const lines = raw.split("\n")
-  const passwords = new Set(controls.passwords)
+  const passwords = new Set(controls.passwords.map(normalise))
   const expandedOf = disclosureIndex(controls)
   const editables = new Map<string, Array<string>>()
   for (const e of controls.editables) {
@@ -184,10 +207,10 @@ export const foldControlState = (raw: string, controls: PageControls): string =>
       const texts = editables.get(nameOf(line, head))
       if (texts !== undefined && texts.length > 0) value = texts.shift()!
     }
-    if (value !== "" && (controls.unread || passwords.has(value))) value = PASSWORD_MASK
+    if (value !== "" && (controls.unread || passwords.has(normalise(value)))) value = PASSWORD_MASK
     if (value === "" && placeholder !== undefined && placeholder !== "") extra += ` [placeholder=${attrValue(placeholder)}]`
     out.push(rebuild(line, head, extra, value === "" ? "" : `: ${valueText(value)}`))
     i = j - 1
   }
-  return out.join("\n")
+  return scrubPasswords(out.join("\n"), controls.passwords)
 }

@@ -390,6 +390,23 @@ describe("foldControlState", () => {
     expect(unread).not.toContain(": Ada")
   })
 
+  it("matches a password however playwright escaped it, and scrubs it wherever else it appears", () => {
+    const secret = "pa\"ss \\ \u007fword"
+    // As playwright prints it: double-quoted, \" \\ and \xHH escapes.
+    const raw = [
+      `- textbox "Pw" [ref=e1]:`,
+      `  - /placeholder: x`,
+      `  - text: "pa\\"ss \\\\ \\x7fword"`,
+      `- paragraph [ref=e2]: You typed pa\\"ss \\\\ \\x7fword`,
+      `- paragraph [ref=e3]: echo hunter2SECRET here`
+    ].join("\n")
+    const out = foldControlState(raw, { ...CONTROLS, passwords: [secret, "hunter2SECRET"] })
+    expect(out.split("\n")[0]).toBe(`- textbox "Pw" [ref=e1]: ${PASSWORD_MASK}`)
+    expect(out).not.toContain("hunter2SECRET")
+    expect(out).toContain(`echo ${PASSWORD_MASK} here`)
+    expect(out).not.toContain("x7fword")
+  })
+
   it("says checked or unchecked, expanded or collapsed, and which option a select holds", () => {
     expect(line(/"Agree"/)).toBe('  - checkbox "Agree" [checked] [ref=e15]')
     expect(line(/"News"/)).toBe('  - checkbox "News" [unchecked] [ref=e17]')
