@@ -1,3 +1,5 @@
+import { PASSWORD_MASK } from "./ControlLines.js"
+
 // Renders Chromium's accessibility tree (CDP `Accessibility.getFullAXTree`) as an indented, YAML-like text
 // tree in the spirit of Playwright's aria snapshot: one `- role "name" [state]` line per node, no refs.
 // Pure: no I/O, so the shapes Chromium produces can be pinned in unit tests.
@@ -183,8 +185,11 @@ const states = (n: AxNode, role: string): string => {
   const checked = prop(n, "checked")
   if (checked === "true" || checked === true) out.push("checked")
   else if (checked === "mixed") out.push("checked=mixed")
+  else if (checked === "false" || checked === false) out.push("unchecked")
   if (prop(n, "disabled") === true) out.push("disabled")
-  if (prop(n, "expanded") === true) out.push("expanded")
+  const expanded = prop(n, "expanded")
+  if (expanded === true) out.push("expanded")
+  else if (expanded === false) out.push("collapsed")
   const level = prop(n, "level")
   if (role === "heading" && typeof level === "number") out.push(`level=${level}`)
   const pressed = prop(n, "pressed")
@@ -209,9 +214,12 @@ export const yamlScalar = (s: string): string => {
   return plain ? s : JSON.stringify(s)
 }
 
+/** Chromium gives a password field's value as one bullet per character: shown as every snapshot shows it. */
+const MASKED = /^\u2022+$/
+
 const valueText = (n: AxNode): string | undefined => {
   const v = n.value?.value
-  if (typeof v === "string") return clip(collapse(v), MAX_NAME_CHARS)
+  if (typeof v === "string") return MASKED.test(v) ? PASSWORD_MASK : clip(collapse(v), MAX_NAME_CHARS)
   if (typeof v === "number" || typeof v === "boolean") return String(v)
   return undefined
 }

@@ -10,6 +10,7 @@ import type { PageControls } from "./PageControls.js"
 //   - textbox "Password": ••••••••                    a password shows that it is filled, never what
 //   - checkbox "Agree" [unchecked]                    (checked ones keep playwright's [checked])
 //   - combobox "Country" [value="Germany"]:           the selected option, options still listed below
+//   - textbox "Editor" [value="First para Second"]:   an editor with paragraphs inside (or `: text` if none)
 //   - button "Menu" [collapsed]                       (expanded ones keep playwright's [expanded])
 
 /** What a filled password field shows: what a person sees on the screen, and the same for every length. */
@@ -18,21 +19,48 @@ export const PASSWORD_MASK = "••••••••"
 const VALUE_ROLES: ReadonlySet<string> = new Set(["textbox", "searchbox", "spinbutton", "combobox"])
 const CHECK_ROLES: ReadonlySet<string> = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"])
 
-/** A YAML value as playwright prints it (plain, or double-quoted with JSON-style escapes). */
+const ESCAPES: Record<string, string> = { "\\": "\\", "\"": "\"", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+
+/** A YAML value as playwright prints it: plain, or double-quoted with its escapes (\\ \" \n … \xHH). */
 const scalarOf = (raw: string): string => {
   const s = raw.trim()
-  if (s.startsWith("\"")) {
-    try {
-      const v: unknown = JSON.parse(s)
-      if (typeof v === "string") return v
-    } catch {
-      // fall through: shown as printed
-    }
-    return s.slice(1, -1)
+  if (s.length >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
+    return s.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, (_, e: string) =>
+      e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ESCAPES[e] ?? e)
   }
-  if (s.startsWith("'") && s.endsWith("'") && s.length >= 2) return s.slice(1, -1).replace(/''/g, "'")
+  if (s.length >= 2 && s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'")
   return s
 }
+
+/** Whitespace as playwright normalises it, so a value compares equal however it was printed. */
+const normalise = (s: string) => s.replace(/[\u200b\u00ad]/g, "").replace(/\s+/g, " ").trim()
+
+const UNESCAPES: Record<string, string> = Object.fromEntries(Object.entries(ESCAPES).map(([k, v]) => [v, `\\${k}`]))
+
+/** A string inside playwright's double quotes (the inverse of {@link scalarOf}). */
+const escapedAsPrinted = (s: string) =>
+  // eslint-disable-next-line no-control-regex
+  s.replace(/[\\"\u0000-\u001f\u007f-\u009f]/g, (c) => UNESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+
+/**
+ * Any password still in the text (a page that echoes it, a value printed in a form the fields did not
+ * match) is replaced too, as printed and as escaped. Very short values are left to the field match: they
+ * would mask ordinary words.
+ */
+const scrubPasswords = (text: string, passwords: ReadonlyArray<string>): string => {
+  let out = text
+  for (const pw of passwords) {
+    if (pw.length < 4) continue
+    for (const form of new Set([pw, escapedAsPrinted(pw)])) {
+      if (out.includes(form)) out = out.split(form).join(PASSWORD_MASK)
+    }
+  }
+  return out
+}
+
+/** Long editor texts are cut: the line says what the field holds, the children (if any) say it all. */
+const MAX_VALUE_CHARS = 300
+const clip = (s: string) => (s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS - 1)}…` : s)
 
 /** An attribute value that the line parsers read back whole (`]` would end the attribute). */
 const attrValue = (s: string) => JSON.stringify(s).replace(/\]/g, "\\u005d")
@@ -114,7 +142,7 @@ const disclosureIndex = (controls: PageControls) => {
  */
 export const foldControlState = (raw: string, controls: PageControls): string => {
   const lines = raw.split("\n")
-  const passwords = new Set(controls.passwords)
+  const passwords = new Set(controls.passwords.map(normalise))
   const expandedOf = disclosureIndex(controls)
   const editables = new Map<string, Array<string>>()
   for (const e of controls.editables) {
@@ -165,6 +193,11 @@ export const foldControlState = (raw: string, controls: PageControls): string =>
       // A select: its selected option on the line, the options stay.
       const selected = children.filter((c) => c.kind === "option" && c.selected)
       if (role === "combobox" && selected.length === 1) extra += ` [value=${attrValue(selected[0]!.value)}]`
+      // A rich-text editor (paragraphs inside): its text on the line too, which the filters keep.
+      if (role === "textbox") {
+        const text = editables.get(nameOf(line, head))?.shift()
+        if (text !== undefined && text !== "") extra += ` [value=${attrValue(clip(text))}]`
+      }
       out.push(extra === "" ? line : rebuild(line, head, extra, tailOf(line, head)))
       continue
     }
@@ -174,10 +207,10 @@ export const foldControlState = (raw: string, controls: PageControls): string =>
       const texts = editables.get(nameOf(line, head))
       if (texts !== undefined && texts.length > 0) value = texts.shift()!
     }
-    if (value !== "" && (controls.unread || passwords.has(value))) value = PASSWORD_MASK
+    if (value !== "" && (controls.unread || passwords.has(normalise(value)))) value = PASSWORD_MASK
     if (value === "" && placeholder !== undefined && placeholder !== "") extra += ` [placeholder=${attrValue(placeholder)}]`
     out.push(rebuild(line, head, extra, value === "" ? "" : `: ${valueText(value)}`))
     i = j - 1
   }
-  return out.join("\n")
+  return scrubPasswords(out.join("\n"), controls.passwords)
 }

@@ -29,9 +29,8 @@ export interface PageControls {
 
 export const NO_CONTROLS: PageControls = { passwords: [], disclosures: [], editables: [], unread: false }
 
-// Runs in the page (kept as source: this project compiles without the DOM library). One walk over the
-// elements of the document and its open shadow roots.
-const READ_CONTROLS = `(() => {
+// Runs in the page (kept as source: this project compiles without the DOM library).
+export const READ_CONTROLS = `(() => {
   const norm = (s) => (s || "").replace(/[\\u200b\\u00ad]/g, "").replace(/\\s+/g, " ").trim()
   const fromContent = new Set(["button", "link", "tab", "menuitem", "treeitem", "switch", "checkbox", "radio", "option", "heading"])
   const implicitRole = (el) => {
@@ -67,58 +66,64 @@ const READ_CONTROLS = `(() => {
     return norm(el.getAttribute("title"))
   }
   const passwords = [], disclosures = [], editables = []
-  const visit = (root) => {
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) visit(el.shadowRoot)
-      const tag = el.localName
-      if (tag === "input") {
-        if ((el.getAttribute("type") || "").toLowerCase() === "password" && el.value) passwords.push(norm(el.value))
-        continue
-      }
-      if (el.hasAttribute("aria-expanded")) {
-        const role = roleOf(el)
-        disclosures.push({ role, name: nameOf(el, role), expanded: el.getAttribute("aria-expanded") === "true" })
-      } else if (tag === "summary" && el.parentElement && el.parentElement.localName === "details" && el.parentElement.querySelector("summary") === el) {
-        const role = roleOf(el)
-        disclosures.push({ role, name: nameOf(el, role), expanded: el.parentElement.open })
-      }
-      if (el.isContentEditable && tag !== "textarea" && !(el.parentElement && el.parentElement.isContentEditable) && roleOf(el) === "textbox") {
-        editables.push({ name: nameOf(el, "textbox"), text: norm(el.innerText) })
-      }
+  // Targeted queries per tree (the document, then each open shadow root): cheaper than testing every element.
+  const roots = [document]
+  for (let k = 0; k < roots.length; k++) {
+    for (const el of roots[k].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot)
+  }
+  for (const root of roots) {
+    for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
+    for (const el of root.querySelectorAll("[aria-expanded]")) {
+      const role = roleOf(el)
+      disclosures.push({ role, name: nameOf(el, role), expanded: el.getAttribute("aria-expanded") === "true" })
+    }
+    for (const el of root.querySelectorAll("details > summary:first-of-type")) {
+      if (el.hasAttribute("aria-expanded")) continue
+      const role = roleOf(el)
+      disclosures.push({ role, name: nameOf(el, role), expanded: el.parentElement.open })
+    }
+    for (const el of root.querySelectorAll("[contenteditable]")) {
+      if (!el.isContentEditable || (el.parentElement && el.parentElement.isContentEditable) || roleOf(el) !== "textbox") continue
+      editables.push({ name: nameOf(el, "textbox"), text: norm(el.innerText) })
     }
   }
-  visit(document)
   return { passwords, disclosures, editables }
 })()`
 
 type FrameControls = Omit<PageControls, "unread">
 
-const readFrame = (frame: Frame) =>
-  Effect.tryPromise(() => frame.evaluate(READ_CONTROLS) as Promise<FrameControls>).pipe(
-    Effect.timeout("5 seconds"),
-    Effect.option
-  )
+const READ_TIMEOUT_MS = 5_000
+
+/** One frame's controls, or undefined when it cannot be read (detached, navigating, blocked). */
+const readFrame = (frame: Frame): Promise<FrameControls | undefined> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), READ_TIMEOUT_MS)
+  })
+  const read = (frame.evaluate(READ_CONTROLS) as Promise<FrameControls>).catch(() => undefined)
+  return Promise.race([read, timeout]).finally(() => clearTimeout(timer))
+}
 
 /**
- * The controls of every frame of the page, read at once. Never fails: a frame that cannot be read marks
- * the result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
+ * The controls of every frame of the page, read at once (plain promises: this runs beside every snapshot,
+ * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
+ * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
  */
 export const readPageControls = (page: Page): Effect.Effect<PageControls> =>
-  Effect.forEach(page.frames(), readFrame, { concurrency: "unbounded" }).pipe(
-    Effect.map((results) => {
-      const passwords: Array<string> = []
-      const disclosures: Array<Disclosure> = []
-      const editables: Array<Editable> = []
-      let unread = false
-      for (const r of results) {
-        if (r._tag === "None") {
-          unread = true
-          continue
-        }
-        passwords.push(...r.value.passwords)
-        disclosures.push(...r.value.disclosures)
-        editables.push(...r.value.editables)
+  Effect.promise(async () => {
+    const results = await Promise.all(page.frames().map(readFrame))
+    const passwords: Array<string> = []
+    const disclosures: Array<Disclosure> = []
+    const editables: Array<Editable> = []
+    let unread = false
+    for (const r of results) {
+      if (r === undefined) {
+        unread = true
+        continue
       }
-      return { passwords, disclosures, editables, unread }
-    })
-  )
+      passwords.push(...r.passwords)
+      disclosures.push(...r.disclosures)
+      editables.push(...r.editables)
+    }
+    return { passwords, disclosures, editables, unread }
+  })

@@ -83,17 +83,29 @@ describe("AriaFormat", () => {
     expect(r).toMatchObject({ nodes: 10, total: 10, truncated: false })
   })
 
-  it("keeps a named generic, drops ignored subtrees, marks mixed and pressed states", () => {
+  it("keeps a named generic, drops ignored subtrees, marks states (mixed, pressed, unchecked, collapsed), masks passwords", () => {
     const nodes: Array<AxNode> = [
       { nodeId: "r", ignored: false, role: v("RootWebArea"), childIds: ["g", "h", "c", "t"] },
       { nodeId: "g", parentId: "r", ignored: false, role: v("generic"), name: v("Card"), childIds: [] },
       { nodeId: "h", parentId: "r", ignored: true, role: v("none"), childIds: ["hs"] },
       { nodeId: "hs", parentId: "h", ignored: true, role: v("StaticText"), name: v("hidden") },
       { nodeId: "c", parentId: "r", ignored: false, role: v("checkbox"), name: v("Some"), properties: [p("checked", "mixed")] },
-      { nodeId: "t", parentId: "r", ignored: false, role: v("button"), name: v("Bold"), properties: [p("pressed", "true"), p("expanded", true)] }
+      { nodeId: "t", parentId: "r", ignored: false, role: v("button"), name: v("Bold"), properties: [p("pressed", "true"), p("expanded", true)] },
+      { nodeId: "u", parentId: "r", ignored: false, role: v("checkbox"), name: v("None"), properties: [p("checked", "false")] },
+      { nodeId: "m", parentId: "r", ignored: false, role: v("button"), name: v("Menu"), properties: [p("expanded", false)] },
+      // Chromium's password value: a bullet per character; shown as the fixed mask, which hides the length.
+      { nodeId: "w", parentId: "r", ignored: false, role: v("textbox"), name: v("Password"), value: v("\u2022".repeat(15)) }
     ]
+    nodes[0] = { ...nodes[0]!, childIds: ["g", "h", "c", "t", "u", "m", "w"] }
     expect(renderAriaSnapshot({ nodes }).text).toBe(
-      [`- generic "Card"`, `- checkbox "Some" [checked=mixed]`, `- button "Bold" [expanded] [pressed]`].join("\n")
+      [
+        `- generic "Card"`,
+        `- checkbox "Some" [checked=mixed]`,
+        `- button "Bold" [expanded] [pressed]`,
+        `- checkbox "None" [unchecked]`,
+        `- button "Menu" [collapsed]`,
+        `- textbox "Password": ••••••••`
+      ].join("\n")
     )
   })
 

@@ -399,6 +399,23 @@ describe("foldControlState", () => {
     expect(unread).not.toContain(": Ada")
   })
 
+  it("matches a password however playwright escaped it, and scrubs it wherever else it appears", () => {
+    const secret = "pa\"ss \\ \u007fword"
+    // As playwright prints it: double-quoted, \" \\ and \xHH escapes.
+    const raw = [
+      `- textbox "Pw" [ref=e1]:`,
+      `  - /placeholder: x`,
+      `  - text: "pa\\"ss \\\\ \\x7fword"`,
+      `- paragraph [ref=e2]: You typed pa\\"ss \\\\ \\x7fword`,
+      `- paragraph [ref=e3]: echo hunter2SECRET here`
+    ].join("\n")
+    const out = foldControlState(raw, { ...CONTROLS, passwords: [secret, "hunter2SECRET"] })
+    expect(out.split("\n")[0]).toBe(`- textbox "Pw" [ref=e1]: ${PASSWORD_MASK}`)
+    expect(out).not.toContain("hunter2SECRET")
+    expect(out).toContain(`echo ${PASSWORD_MASK} here`)
+    expect(out).not.toContain("x7fword")
+  })
+
   it("says checked or unchecked, expanded or collapsed, and which option a select holds", () => {
     expect(line(/"Agree"/)).toBe('  - checkbox "Agree" [checked] [ref=e15]')
     expect(line(/"News"/)).toBe('  - checkbox "News" [unchecked] [ref=e17]')
@@ -407,6 +424,24 @@ describe("foldControlState", () => {
     expect(line(/option "Germany"/)).toBe('    - option "Germany" [selected]')
     expect(line(/"Menu"/)).toBe('  - button "Menu" [collapsed] [ref=e31]')
     expect(line(/"Other"/)).toBe('  - button "Other" [expanded] [ref=e32]')
+  })
+
+  it("puts a rich-text editor's text on its line, its paragraphs stay below", () => {
+    const raw = `- textbox "Rich" [ref=e2]:\n  - paragraph [ref=e3]: First para\n  - paragraph [ref=e4]: Second bold`
+    const out = foldControlState(raw, { ...CONTROLS, editables: [{ name: "Rich", text: "First para Second bold" }] })
+    expect(out.split("\n")).toEqual([
+      `- textbox "Rich" [value="First para Second bold"] [ref=e2]:`,
+      "  - paragraph [ref=e3]: First para",
+      "  - paragraph [ref=e4]: Second bold"
+    ])
+    const r = renderRoleSnapshot(parseRoleSnapshot(out.replace(/ \[ref=e\d+\]/g, "")), {
+      limit: 1000,
+      interactive: true,
+      compact: true,
+      depth: undefined,
+      numberFor: numbering()
+    })
+    expect(r.text).toBe(`- textbox "Rich" [value="First para Second bold"] [ref=e1]`)
   })
 
   it("shows the text of an editor (contenteditable textbox) and leaves other content alone", () => {
