@@ -54,6 +54,11 @@ render()
 setInterval(render, 500)
 </script>`
 
+/** A row that is relabelled the moment the pointer reaches it: after any check of the ref, before the press. */
+const underPointer = `<!doctype html><title>Under pointer</title>${recorder}
+<button id="row" onclick="record('opened ' + this.textContent.slice('Open '.length))"
+  onpointerover="this.textContent = 'Open Bravo'">Open Alpha</button>`
+
 const ROWS = ["Alpha", "Bravo", "Charlie", "Delta"]
 const CLICKS = 20
 
@@ -91,7 +96,7 @@ describe("stale refs never act on another element", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/rebuilt": rebuilt, "/reused": reused })
+    pages = await servePages({ "/rebuilt": rebuilt, "/reused": reused, "/under-pointer": underPointer })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/rebuilt"))
   }, 60_000)
@@ -152,4 +157,20 @@ describe("stale refs never act on another element", () => {
       }
     }, 60_000)
   }
+
+  it("a row relabelled while the click is under way is not clicked, and the click says so", async () => {
+    for (const format of ["ai", "role"]) {
+      await open("/under-pointer")
+      const snap = (await gw.svc("browser", "snapshot", "--format", format)).stdout
+      const ref = /button "Open Alpha" \[ref=([^\]]+)\]/.exec(snap)?.[1]
+      expect(ref, snap).toBeDefined()
+      const click = await gw.svc("browser", "click", ref!)
+      expect(click.code).not.toBe(0)
+      expect(click.stderr).toContain("changed")
+      expect(click.stderr).toContain(FRESH_SNAPSHOT_HINT)
+      expect(click.ms).toBeLessThan(5_000)
+      // The page saw no click at all, so "Open Bravo" was not opened in Alpha's place.
+      expect(await clicks()).toEqual([])
+    }
+  }, 60_000)
 })

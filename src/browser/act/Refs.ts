@@ -329,7 +329,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     const releaseAll = (guards: ReadonlyArray<PendingGuard>) =>
       Effect.map(
         Effect.forEach(guards, (g) =>
-          bounded(() => g.handle.evaluate(releaseGuard, g.key).finally(() => g.handle.dispose().catch(() => undefined)), RESOLVE_MS)
+          // The handle is let go without waiting for the browser to confirm it.
+          bounded(() => g.handle.evaluate(releaseGuard, g.key).finally(() => void g.handle.dispose().catch(() => undefined)), RESOLVE_MS)
             .pipe(Effect.orElseSucceed(() => false), Effect.map((stopped) => stopped ? [g.ref] : [])), { concurrency: "unbounded" }),
         (lists) => lists.flat()
       )
