@@ -173,6 +173,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             yield* browsers.setCurrentTab(tab.profile, undefined)
             return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
         }
+        // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
+        yield* refs.settle(tab)
         return {
           kind: request.kind,
           targetId: target.targetId,
@@ -186,6 +188,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const resolved = yield* refs.resolve(tab, page, request.ref)
         yield* actions.highlight(page, { ...resolved, ref: request.ref })
+        yield* refs.settle(tab)
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
@@ -194,6 +197,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const resolved = yield* refs.resolve(tab, page, request.ref)
         const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
+        yield* refs.settle(tab)
         const file = yield* writeMedia("element", "png", shot.png)
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })

@@ -1,8 +1,18 @@
 import { Effect } from "effect"
-import type { Locator, Page } from "playwright-core"
+import type { ElementHandle, FrameLocator, Locator, Page } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
+import {
+  GUARD_ATTRIBUTE,
+  identitiesFromAi,
+  installGuard,
+  releaseGuard,
+  roleCheckable,
+  startWatch,
+  stopWatch,
+  uniqueAiGroups
+} from "./refIdentity.js"
 
 // The ref tables of each tab and their fail-fast resolution.
 //
@@ -16,7 +26,12 @@ import { errorText } from "../pages/promises.js"
 //
 // Role snapshot refs (`e<n>`) name a role, a name and an index among the elements with that role and
 // name; a tab's registry gives the same target the same number in every role snapshot and never reuses a
-// number for another target.
+// number for another target. Where the snapshot has look-alikes (same role and name), each ref also
+// carries the aria ref of its element, taken from an AI snapshot of the same scope (identifyRoleRefs).
+//
+// Either kind acts only on the element the snapshot showed: that DOM node while it still has the role and
+// name shown, or, once it is gone or relabelled, the one element with that role and name when it was the
+// only one in the snapshot and still is (refIdentity.ts has the rules). Anything else fails at once.
 
 /** A tab: its profile and CDP targetId. */
 export interface TabRef {
@@ -41,6 +56,8 @@ export interface RoleRefEntry {
   readonly count: number
   readonly frameSelector?: string | undefined
   readonly scopeSelector?: string | undefined
+  /** The element's playwright aria ref, when the snapshot could tell (see identifyRoleRefs). */
+  readonly aria?: string | undefined
 }
 
 export interface ResolvedRef {
@@ -101,12 +118,21 @@ export const parseRef = (input: string): ParsedRef | InvalidRequest => {
 interface AiTable {
   readonly navigations: number
   readonly entries: ReadonlyMap<string, AiRefEntry>
+  /** role\u0000name of the refs that were the only ones of their kind in the snapshot. */
+  readonly unique: ReadonlySet<string>
 }
 
 interface RoleTable {
   readonly navigations: number
-  readonly entries: ReadonlyMap<string, RoleRefEntry>
+  entries: ReadonlyMap<string, RoleRefEntry>
   readonly frameSelector: string | undefined
+}
+
+/** A watch for DOM changes while a role snapshot is taken (see watchChanges). */
+export interface ChangeWatch {
+  readonly page: Page
+  readonly frameSelector: string | undefined
+  readonly key: string | undefined
 }
 
 interface TabState {
@@ -120,6 +146,15 @@ interface TabState {
   maxIssued: number
   roleNumbers: Map<string, number>
   roleNext: number
+  /** Guards installed by resolve and not yet released (see refIdentity.ts). */
+  guards: Array<PendingGuard>
+}
+
+interface PendingGuard {
+  readonly key: string
+  readonly ref: string
+  /** The guarded element (in playwright's utility world, where the guard lives). */
+  readonly handle: ElementHandle
 }
 
 const MAX_TABS = 256
@@ -189,7 +224,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         base: 0,
         maxIssued: 0,
         roleNumbers: new Map(),
-        roleNext: 1
+        roleNext: 1,
+        guards: []
       }
       tabs.set(key, state)
       if (tabs.size > MAX_TABS) tabs.delete(tabs.keys().next().value!)
@@ -218,7 +254,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const result = render(baseFor)
         state.maxIssued = Math.max(state.maxIssued, result.maxMain)
-        state.ai = { navigations, entries: new Map(result.entries) }
+        const entries = new Map(result.entries)
+        state.ai = { navigations, entries, unique: uniqueAiGroups(entries) }
         state.aiGone = undefined
         return result
       })
@@ -265,6 +302,79 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     const RESOLVE_MS = 2_000
 
+    type Role = Parameters<Page["getByRole"]>[0]
+
+    /** Elements with the role and (exact) name, anywhere in the document the locator is evaluated in. */
+    const alike = (within: Page | FrameLocator, role: string, name: string | undefined) =>
+      within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
+
+    /**
+     * That very node while it still has the role and name the snapshot showed. The check is part of the
+     * locator, so the action checks it again when it finds the element: a node relabelled between resolve
+     * and act is not acted on. (The role part of an `and` is evaluated in the aria ref's own frame.)
+     */
+    const identity = (page: Page, aria: string, role: string, name: string | undefined) => {
+      const node = page.locator(`aria-ref=${aria}`)
+      return roleCheckable(role) ? node.and(alike(page, role, name)) : node
+    }
+
+    const countOf = (page: Page, key: string, locator: Locator) =>
+      bounded(() => locator.count(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, key, e)))
+
+    const changed = (what: string) =>
+      `it no longer matches the element the snapshot showed (${what}): that element was removed, re-rendered ` +
+      "or relabelled since"
+
+    /** Removes guards; the refs of those that stopped an event. */
+    const releaseAll = (guards: ReadonlyArray<PendingGuard>) =>
+      Effect.map(
+        Effect.forEach(guards, (g) =>
+          // The handle is let go without waiting for the browser to confirm it.
+          bounded(() => g.handle.evaluate(releaseGuard, g.key).finally(() => void g.handle.dispose().catch(() => undefined)), RESOLVE_MS)
+            .pipe(Effect.orElseSucceed(() => false), Effect.map((stopped) => stopped ? [g.ref] : [])), { concurrency: "unbounded" }),
+        (lists) => lists.flat()
+      )
+
+    const takeGuards = (state: TabState | undefined) => {
+      if (state === undefined || state.guards.length === 0) return []
+      const guards = state.guards
+      state.guards = []
+      return guards
+    }
+
+    /**
+     * Guards the one element `find` matches, then checks with `check` (the ref's own locator, which holds
+     * the role and name) that it is the element the snapshot showed: false when it is not (nothing stays
+     * installed). Checking after the guard is in place leaves no moment where a relabel goes unnoticed.
+     */
+    const guardedFind = (state: TabState, page: Page, ref: string, find: Locator, check: Locator, mark: string | undefined) =>
+      Effect.gen(function*() {
+        const handles = yield* bounded(() => find.elementHandles(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, ref, e)))
+        if (handles.length !== 1) {
+          for (const h of handles) void h.dispose().catch(() => undefined)
+          return false
+        }
+        const guard: PendingGuard = { key: mark ?? newKey(), ref, handle: handles[0]! }
+        const undo = releaseAll([guard])
+        yield* bounded(() => guard.handle.evaluate(installGuard, { key: guard.key, mark: mark !== undefined }), RESOLVE_MS).pipe(
+          Effect.tapError(() => undo),
+          Effect.mapError((e) => pageGone(page, ref, e))
+        )
+        const n = yield* countOf(page, ref, check).pipe(Effect.tapError(() => undo))
+        if (n !== 1) {
+          yield* undo
+          return false
+        }
+        state.guards.push(guard)
+        return true
+      })
+
+    /** A ref found again by role and name, pinned to the node that was checked. */
+    const pinned = (within: Page | FrameLocator, locator: Locator, key: string) =>
+      locator.and(within.locator(`[${GUARD_ATTRIBUTE}="${key}"]`))
+
+    const newKey = () => `__svcRefGuard_${Math.random().toString(36).slice(2)}`
+
     const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
       Effect.gen(function*() {
         if (state?.ai === undefined) {
@@ -280,11 +390,25 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (entry === undefined) {
           return yield* stale(key, "it is not in the latest snapshot of this tab (it comes from an older snapshot, or was never issued)")
         }
-        const locator = page.locator(`aria-ref=${entry.aria}`)
-        // normalize() fails at once when playwright no longer knows the ref (its frame re-rendered, navigated
-        // or was snapshotted again without it), where an action would wait out its whole timeout.
-        yield* bounded(() => locator.normalize(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, key, e)))
-        return { locator, description: describe(entry.role, entry.name), role: entry.role, name: entry.name }
+        const description = describe(entry.role, entry.name)
+        const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
+        // evaluateAll answers at once (an unknown aria ref matches nothing), where an action would wait out
+        // its timeout.
+        const node = page.locator(`aria-ref=${entry.aria}`)
+        const same = identity(page, entry.aria, entry.role, entry.name)
+        if (yield* guardedFind(state, page, key, node, same, undefined)) return found(same)
+        // The node is gone or relabelled. Only a main-frame element that was the one of its role and name
+        // may be found again by them, and only while it is still the only one.
+        if (
+          NUMERIC.test(key) && entry.name !== "" && roleCheckable(entry.role) &&
+          state.ai.unique.has(`${entry.role}\u0000${entry.name}`)
+        ) {
+          const others = alike(page, entry.role, entry.name)
+          const mark = newKey()
+          const locator = pinned(page, others, mark)
+          if (yield* guardedFind(state, page, key, others, locator, mark)) return found(locator)
+        }
+        return yield* stale(key, changed(description))
       })
 
     const resolveRole = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
@@ -299,16 +423,24 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (entry === undefined) {
           return yield* stale(key, "it is not in the latest role snapshot of this tab (it comes from an older snapshot, or was never issued)")
         }
+        const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
+        const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
+        if (entry.aria !== undefined) {
+          const same = identity(page, entry.aria, entry.role, entry.name)
+          if (yield* guardedFind(state, page, key, page.locator(`aria-ref=${entry.aria}`), same, undefined)) return found(same)
+        }
         const within = entry.frameSelector !== undefined ? page.frameLocator(entry.frameSelector) : page
-        const options = entry.name !== undefined ? { name: entry.name, exact: true } : {}
-        let all = within.getByRole(entry.role as Parameters<Page["getByRole"]>[0], options)
+        let all = alike(within, entry.role, entry.name)
         if (entry.scopeSelector !== undefined) {
           // The scoped snapshot shows the scope element itself first, which getByRole inside it would miss.
           const scope = within.locator(entry.scopeSelector)
-          all = scope.and(all).or(scope.getByRole(entry.role as Parameters<Page["getByRole"]>[0], options))
+          all = scope.and(all).or(alike(scope as unknown as Page, entry.role, entry.name))
         }
-        const count = yield* bounded(() => all.count(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, key, e)))
-        const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
+        // The only one of its kind, then and now: it is the element the snapshot showed (or its replacement).
+        const mark = newKey()
+        const locator = pinned(within, all, mark)
+        if (entry.count === 1 && (yield* guardedFind(state, page, key, all, locator, mark))) return found(locator)
+        const count = yield* countOf(page, key, all)
         if (count !== entry.count) {
           return yield* stale(
             key,
@@ -317,8 +449,16 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
               `${entry.frameSelector !== undefined ? ` in frame ${JSON.stringify(entry.frameSelector)}` : ""}, there are ${count} now`
           )
         }
-        const locator = entry.count > 1 ? all.nth(entry.nth) : all
-        return { locator, description: what, role: entry.role, name: entry.name ?? "" }
+        if (entry.count === 1) return yield* stale(key, changed(what))
+        // Among look-alikes only the node itself will do: its position (nth) alone does not say which row
+        // it is once the rows may have been rebuilt or reordered.
+        return yield* stale(
+          key,
+          entry.aria !== undefined
+            ? `${changed(what)}, and ${count} elements look like it, so which one it was cannot be told`
+            : `${count} elements look like it (${what}) and the snapshot could not pin down which one it was ` +
+              "(the page was changing while it was taken)"
+        )
       })
 
     /**
@@ -332,10 +472,82 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (page.isClosed()) return yield* pageGone(page, parsed.key, undefined)
         const navigations = yield* sessions.navigations(page)
         const state = stateOf(tab, false)
+        // Guards an earlier action left behind (it failed before it reported back).
+        const leftover = takeGuards(state)
+        if (leftover.length > 0) yield* releaseAll(leftover)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
           : yield* resolveRole(state, page, parsed.key, navigations)
       }).pipe(Effect.withSpan("Refs.resolve", { attributes: { ref } }))
+
+    /**
+     * After an action on resolved refs: removes their guards, and fails when a guard stopped an event because
+     * its element changed between the check and the action (the page saw nothing of it).
+     */
+    const settle = (tab: TabRef) =>
+      Effect.gen(function*() {
+        const stopped = yield* releaseAll(takeGuards(stateOf(tab, false)))
+        if (stopped.length > 0) {
+          return yield* stale(
+            stopped[0]!,
+            "its element changed (was relabelled or replaced) while the action was under way, so the action was " +
+              "stopped before the page saw it"
+          )
+        }
+      }).pipe(Effect.withSpan("Refs.settle"))
+
+    /** Before a role snapshot: start noticing DOM changes in the document it is taken of. */
+    const watchChanges = (page: Page, frameSelector: string | undefined): Effect.Effect<ChangeWatch> => {
+      const key = `__svcRefWatch_${Math.random().toString(36).slice(2)}`
+      return bounded(
+        () =>
+          frameSelector === undefined
+            ? page.evaluate(startWatch, key)
+            : page.frameLocator(frameSelector).locator(":root").evaluate(startWatch, key, { timeout: RESOLVE_MS }),
+        RESOLVE_MS
+      ).pipe(
+        Effect.map((k): ChangeWatch => ({ page, frameSelector, key: k })),
+        Effect.orElseSucceed((): ChangeWatch => ({ page, frameSelector, key: undefined }))
+      )
+    }
+
+    /** Stops a watch: true when the document changed (or the watch could not tell). */
+    const stopWatching = (watch: ChangeWatch) => {
+      const key = watch.key
+      if (key === undefined) return Effect.succeed(true)
+      return bounded(
+        () =>
+          watch.frameSelector === undefined
+            ? watch.page.evaluate(stopWatch, key)
+            : watch.page.frameLocator(watch.frameSelector).locator(":root").evaluate(stopWatch, key, { timeout: RESOLVE_MS }),
+        RESOLVE_MS
+      ).pipe(Effect.orElseSucceed(() => true))
+    }
+
+    /**
+     * After a role snapshot (watched since before it was taken): give its refs among look-alikes the aria
+     * ref of their element, from an AI snapshot of the same scope (`takeAi`), when the document did not
+     * change while both were taken. Otherwise those refs have no identity, and fail once their element is
+     * not the only one of its kind.
+     */
+    const identifyRoleRefs = (tab: TabRef, watch: ChangeWatch, takeAi: () => Promise<string>) =>
+      Effect.gen(function*() {
+        const table = stateOf(tab, false)?.role
+        const needed = table === undefined ? [] : [...table.entries].filter(([, e]) => e.count > 1)
+        const aiText = needed.length > 0 && watch.key !== undefined
+          ? yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
+          : undefined
+        const changedMeanwhile = yield* stopWatching(watch)
+        if (table === undefined || aiText === undefined || changedMeanwhile) return
+        const ids = identitiesFromAi(aiText, needed)
+        if (ids.size === 0 || stateOf(tab, false)?.role !== table) return
+        table.entries = new Map(
+          [...table.entries].map(([k, e]) => {
+            const aria = ids.get(k)
+            return [k, aria !== undefined ? { ...e, aria } : e] as const
+          })
+        )
+      }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))
 
     /** Forget a tab's tables (the tab closed). */
     const forget = (tab: TabRef) => Effect.sync(() => void tabs.delete(keyOf(tab)))
@@ -356,7 +568,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
       })
 
-    return { resolve, recordAi, recordRole, forget, forgetProfile, current } as const
+    return { resolve, settle, recordAi, recordRole, watchChanges, identifyRoleRefs, forget, forgetProfile, current } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

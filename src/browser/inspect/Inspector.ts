@@ -105,7 +105,9 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         // Confine the name before anything is clicked.
         yield* safe.download(r.filename)
         const target = yield* resolveRef(tab, page, r.ref)
-        return { targetId: tab.targetId, ...(yield* files.download(page, target, r.filename)) }
+        const saved = yield* files.download(page, target, r.filename)
+        yield* refs.settle(tab)
+        return { targetId: tab.targetId, ...saved }
       })
 
     const waitDownload = (profile: string | undefined, r: Tab & { readonly filename: string; readonly timeoutMs?: number | undefined }) =>
@@ -127,6 +129,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         if (r.inputRef !== undefined || r.element !== undefined) {
           const target = r.inputRef !== undefined ? yield* resolveRef(tab, page, r.inputRef) : { selector: r.element! }
           const set = yield* files.setInputFiles(page, target, r.paths)
+          if (r.inputRef !== undefined) yield* refs.settle(tab)
           return { targetId: tab.targetId, armed: false, detail: `set ${set.paths.length} file(s) on the input` }
         }
         const armed = yield* files.armFileChooser(page, r.paths)

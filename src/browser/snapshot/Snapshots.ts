@@ -93,6 +93,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             ? page.locator(o.selector)
             : undefined
           const options = { timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }
+          const watch = yield* refs.watchChanges(page, o.frame)
           const raw = yield* Effect.tryPromise({
             try: () => (target !== undefined ? target.ariaSnapshot(options) : page.ariaSnapshot(options)),
             catch: failed
@@ -108,6 +109,8 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               scopeSelector: o.selector,
               numberFor
             }))
+          // Refs among look-alikes get their element's identity from an AI snapshot of the same scope.
+          yield* refs.identifyRoleRefs(tab, watch, () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }))
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {
             // Boxes inside an iframe are relative to it: move them by where the iframe's content starts.
             const origin = yield* Effect.tryPromise({

@@ -3,6 +3,7 @@ import { Effect, Either, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect } from "vitest"
 import { PlaywrightSessions } from "../../../src/browser/pages/Playwright.js"
+import { identitiesFromAi, roleCheckable, uniqueAiGroups } from "../../../src/browser/act/refIdentity.js"
 import { FRESH_SNAPSHOT_HINT, parseRef, Refs, roleKey } from "../../../src/browser/act/Refs.js"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { Conflict, InvalidRequest } from "../../../src/domain/errors.js"
@@ -37,51 +38,103 @@ describe("parseRef", () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------
-// A fake page: aria refs known to "playwright", role counts, a navigation counter.
+// A fake page: DOM nodes with a role and a name, playwright's aria refs pointing at them, a navigation
+// counter, and locators that count what they would find.
+
+interface FakeNode {
+  role: string
+  name: string
+  connected: boolean
+}
 
 interface FakePage {
   readonly page: Page
-  readonly known: Set<string>
-  readonly counts: Map<string, number>
+  /** playwright's aria ref table of the latest AI snapshot: ref → node. */
+  readonly aria: Map<string, FakeNode>
+  readonly nodes: Array<FakeNode>
   navigations: number
   closed: boolean
-  normalizeHangs: boolean
+  countHangs: boolean
+  /** What the page-side change watch reports. */
+  domChanged: boolean
   readonly selectors: Array<string>
+  /** Adds a node (and its aria ref). */
+  add: (role: string, name: string, aria?: string) => FakeNode
 }
+
+interface FakeLocator {
+  readonly kind: "aria" | "and" | "role"
+  readonly selector?: string
+  readonly role?: string | undefined
+  readonly name?: string | undefined
+  readonly index?: number | undefined
+  count: () => Promise<number>
+  /** Handles of what it finds: the guard is installed on them (and reports nothing stopped). */
+  elementHandles: () => Promise<Array<unknown>>
+}
+
+const handlesOf = (count: () => Promise<number>) => () =>
+  count().then((n) =>
+    Array.from({ length: n }, () => ({
+      evaluate: (fn: { name: string }) => Promise.resolve(fn.name === "installGuard"),
+      dispose: () => Promise.resolve()
+    }))
+  )
 
 const fakePage = (): FakePage => {
   const fake: FakePage = {
-    known: new Set(),
-    counts: new Map(),
+    aria: new Map(),
+    nodes: [],
     navigations: 0,
     closed: false,
-    normalizeHangs: false,
+    countHangs: false,
+    domChanged: false,
     selectors: [],
-    page: undefined as unknown as Page
+    page: undefined as unknown as Page,
+    add: (role, name, aria) => {
+      const node = { role, name, connected: true }
+      fake.nodes.push(node)
+      if (aria !== undefined) fake.aria.set(aria, node)
+      return node
+    }
   }
-  const roleLocator = (role: string, options: { name?: string }, index?: number): unknown => ({
+  const hang = <A>(a: () => A): Promise<A> => fake.countHangs ? new Promise(() => undefined) : Promise.resolve(a())
+  const matches = (n: FakeNode, role: string, name: string | undefined) =>
+    n.connected && n.role === role && (name === undefined || n.name === name)
+  const roleLocator = (role: string, options: { name?: string }, index?: number): FakeLocator & Record<string, unknown> => ({
     kind: "role",
     role,
     name: options.name,
     index,
-    count: async () => fake.counts.get(`${role}:${options.name ?? "*"}`) ?? 0,
-    nth: (k: number) => roleLocator(role, options, k)
+    count: () => hang(() => fake.nodes.filter((n) => matches(n, role, options.name)).length),
+    elementHandles: handlesOf(() => hang(() => fake.nodes.filter((n) => matches(n, role, options.name)).length)),
+    nth: (k: number) => roleLocator(role, options, k),
+    // Pinned to the node that was checked: the fake keeps finding what it found.
+    and: () => roleLocator(role, options, index)
   })
   const page = {
     isClosed: () => fake.closed,
     url: () => "http://127.0.0.1/now",
+    evaluate: (fn: { name: string }, key: string) =>
+      Promise.resolve(fn.name === "startWatch" ? key : fake.domChanged),
     locator: (selector: string) => {
       fake.selectors.push(selector)
       const ref = selector.replace(/^aria-ref=/, "")
+      const node = () => fake.aria.get(ref)
+      const count = () => hang(() => (node()?.connected === true ? 1 : 0))
       return {
         kind: "aria",
         selector,
-        normalize: () =>
-          fake.normalizeHangs
-            ? new Promise(() => undefined)
-            : fake.known.has(ref)
-            ? Promise.resolve({})
-            : Promise.reject(new Error(`locator.normalize: No element matching ${selector}`))
+        count,
+        elementHandles: handlesOf(count),
+        and: (other: FakeLocator): FakeLocator => {
+          const both = () =>
+            hang(() => {
+              const n = node()
+              return n !== undefined && matches(n, other.role!, other.name) ? 1 : 0
+            })
+          return { kind: "and", selector, role: other.role, name: other.name, count: both, elementHandles: handlesOf(both) }
+        }
       }
     },
     getByRole: (role: string, options: { name?: string } = {}) => roleLocator(role, options)
@@ -121,10 +174,11 @@ const tab = { profile: "svc", targetId: "T1" }
 const AI = (prefix: string, ids: ReadonlyArray<number>) =>
   ["- generic [ref=" + prefix + "e1]:", ...ids.map((i) => `  - button "B${i}" [ref=${prefix}e${i}]`)].join("\n")
 
+/** An AI snapshot of the fake page: every ref it shows gets a node, unless it has one. */
 const recordAi = (refs: Refs, fake: FakePage, raw: string) =>
   refs.recordAi(tab, fake.navigations, (baseFor) => {
     const r = renderAiSnapshot(raw, { limit: 80_000, baseFor })
-    for (const [, e] of r.entries) fake.known.add(e.aria)
+    for (const [, e] of r.entries) if (!fake.aria.has(e.aria)) fake.add(e.role, e.name, e.aria)
     return r
   })
 
@@ -145,7 +199,8 @@ describe("Refs over a fake page", () => {
       const r = yield* recordAi(refs, fake, AI("", [2, 3]))
       expect(r.text).toContain('button "B2" [ref=2]')
       const resolved = yield* refs.resolve(tab, fake.page, "2")
-      expect((resolved.locator as unknown as { selector: string }).selector).toBe("aria-ref=e2")
+      // That node, and only while it is still a button named "B2".
+      expect(resolved.locator).toMatchObject({ kind: "and", selector: "aria-ref=e2", role: "button", name: "B2" })
       expect(resolved.description).toBe('button "B2"')
     }).pipe(Effect.provide(layer))
   })
@@ -189,8 +244,10 @@ describe("Refs over a fake page", () => {
     return Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
-      yield* recordAi(refs, fake, AI("", [2]))
-      fake.known.delete("e2")
+      yield* recordAi(refs, fake, AI("", [2, 3]))
+      fake.aria.get("e2")!.connected = false
+      fake.add("button", "B2") // its replacement: the only "B2", as in the snapshot
+      fake.add("button", "B2") // and a second one: which is which cannot be told
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))).toContain("no longer matches")
     }).pipe(Effect.provide(layer))
   })
@@ -201,7 +258,7 @@ describe("Refs over a fake page", () => {
       const refs = yield* Refs
       const fake = newPage()
       yield* recordAi(refs, fake, AI("", [2]))
-      fake.normalizeHangs = true
+      fake.countHangs = true
       const t0 = performance.now()
       expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))
       expect(performance.now() - t0).toBeLessThan(2_500)
@@ -239,23 +296,94 @@ describe("Refs over a fake page", () => {
       })
     }))
 
-  it.effect("role refs resolve by role, name and nth while the page still has what the snapshot saw", () => {
+  const SAVE2 = [
+    { role: "button", name: "Save", nth: 0, count: 2 },
+    { role: "button", name: "Save", nth: 1, count: 2 }
+  ]
+
+  it.effect("role refs among look-alikes act on their own node, found through an AI snapshot of the same scope", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
-      fake.counts.set("button:Save", 2)
-      const r = yield* recordRole(refs, fake, [
-        { role: "button", name: "Save", nth: 0, count: 2 },
-        { role: "button", name: "Save", nth: 1, count: 2 }
-      ])
+      fake.add("button", "Save", "e5")
+      fake.add("button", "Save", "e6")
+      const watch = yield* refs.watchChanges(fake.page, undefined)
+      const r = yield* recordRole(refs, fake, SAVE2)
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]')
       expect(r.entries.map(([k]) => k)).toEqual(["e1", "e2"])
       const second = yield* refs.resolve(tab, fake.page, "e2")
-      expect(second.locator).toMatchObject({ role: "button", name: "Save", index: 1 })
+      expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6", role: "button", name: "Save" })
       expect(second.description).toBe('button "Save" [nth=1]')
-      // A third "Save" appeared: nth 1 may now be another element, so the ref is refused.
-      fake.counts.set("button:Save", 3)
+      // Its node was replaced: the page still shows two "Save", and nth alone cannot say which was the second.
+      fake.aria.get("e6")!.connected = false
+      fake.add("button", "Save")
+      expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e2")))).toContain("cannot be told")
+      // The first one's node is untouched: its ref keeps working.
+      expect((yield* refs.resolve(tab, fake.page, "e1")).locator).toMatchObject({ selector: "aria-ref=e5" })
+      // A node reused with another label is not acted on either.
+      fake.aria.get("e5")!.name = "Cancel"
+      expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e1")))
+      // Another "Save" appeared: the count says so.
+      fake.add("button", "Save")
+      fake.add("button", "Save")
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e2")))).toContain("there are 3 now")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("without identity (the page changed while the snapshot was taken), only a unique element resolves", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const refs = yield* Refs
+      const fake = newPage()
+      fake.add("button", "Save", "e5")
+      fake.add("button", "Save", "e6")
+      fake.add("link", "Home", "e7")
+      const watch = yield* refs.watchChanges(fake.page, undefined)
+      yield* recordRole(refs, fake, [...SAVE2, { role: "link", name: "Home", nth: 0, count: 1 }])
+      fake.domChanged = true
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]')
+      expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e1")))).toContain("could not pin down")
+      // The only "Home" link, then and now: found by role and name (even after a re-render).
+      fake.nodes[2]!.connected = false
+      fake.add("link", "Home")
+      expect((yield* refs.resolve(tab, fake.page, "e3")).locator).toMatchObject({ kind: "role", role: "link", name: "Home" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an AI ref whose node was relabelled finds its label again only where it is unique", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const refs = yield* Refs
+      const fake = newPage()
+      yield* recordAi(refs, fake, ['- list [ref=e1]:', '  - button "Open Bravo" [ref=e2]', '  - button "Open Charlie" [ref=e3]',
+        '  - button "Remove" [ref=e4]', '  - button "Remove" [ref=e5]'].join("\n"))
+      // The list reused its nodes with rotated labels.
+      fake.aria.get("e2")!.name = "Open Charlie"
+      fake.aria.get("e3")!.name = "Open Bravo"
+      const bravo = yield* refs.resolve(tab, fake.page, "2")
+      expect(bravo.locator).toMatchObject({ kind: "role", role: "button", name: "Open Bravo" })
+      // No element is labelled "Open Bravo" any more: refused.
+      fake.aria.get("e3")!.name = "Open Delta"
+      expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))).toContain("no longer matches")
+      // Look-alikes rebuilt from scratch: the same count, but which one was which cannot be told.
+      fake.aria.get("e4")!.connected = false
+      fake.add("button", "Remove")
+      expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "4")))
+      expect((yield* refs.resolve(tab, fake.page, "5")).locator).toMatchObject({ kind: "and", selector: "aria-ref=e5" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a ref inside an iframe is never looked for again by role and name", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const refs = yield* Refs
+      const fake = newPage()
+      yield* recordAi(refs, fake, ['- generic [ref=e1]:', '  - iframe [ref=e2]:', '    - button "Pay" [ref=f1e2]'].join("\n"))
+      expect((yield* refs.resolve(tab, fake.page, "f1e2")).locator).toMatchObject({ kind: "and", selector: "aria-ref=f1e2" })
+      fake.aria.get("f1e2")!.connected = false
+      fake.add("button", "Pay")
+      expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "f1e2")))
     }).pipe(Effect.provide(layer))
   })
 
@@ -264,7 +392,7 @@ describe("Refs over a fake page", () => {
     return Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
-      fake.counts.set("button:Save", 1)
+      fake.add("button", "Save")
       yield* recordAi(refs, fake, AI("", [2]))
       yield* recordRole(refs, fake, [{ role: "button", name: "Save", nth: 0, count: 1 }])
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))).toContain("role snapshot")
@@ -297,5 +425,43 @@ describe("Refs over a fake page", () => {
       fake.closed = true
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))).toContain("tab was closed")
     }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("identity rules", () => {
+  it("the nth node of a kind in the AI snapshot is the role ref's node only when both count the same", () => {
+    const ai = [
+      "- generic [ref=e1]:",
+      '  - listitem [ref=e2]:',
+      "    - text: Alpha",
+      '    - button "Remove" [ref=e3]',
+      '  - button "Remove" [ref=e4]',
+      "  - textbox [ref=e5]",
+      '  - textbox "Name" [ref=e6]',
+      '  - button "Off screen"',
+      '  - button "Twice"',
+      '  - button "Twice" [ref=e9]'
+    ].join("\n")
+    const ids = identitiesFromAi(ai, [
+      ["a", { role: "button", name: "Remove", nth: 1, count: 2 }],
+      // Unnamed: counted by role alone, as getByRole(role) counts them.
+      ["b", { role: "textbox", name: undefined, nth: 1, count: 2 }],
+      // The role snapshot saw one "Remove" fewer than the AI snapshot: no guess.
+      ["c", { role: "button", name: "Remove", nth: 0, count: 1 }],
+      // No ref in the AI snapshot (not visible, or covered): no identity.
+      ["d", { role: "button", name: "Off screen", nth: 0, count: 1 }],
+      ["e", { role: "button", name: "Twice", nth: 1, count: 2 }]
+    ])
+    expect(Object.fromEntries(ids)).toEqual({ a: "e4", b: "e6", e: "e9" })
+  })
+
+  it("only refs alone of their role and name may be found again by them", () => {
+    expect([...uniqueAiGroups([
+      ["1", { role: "button", name: "Remove" }],
+      ["2", { role: "button", name: "Remove" }],
+      ["3", { role: "button", name: "Open Bravo" }]
+    ])]).toEqual(["button\u0000Open Bravo"])
+    expect(roleCheckable("button")).toBe(true)
+    expect(roleCheckable("generic")).toBe(false)
   })
 })

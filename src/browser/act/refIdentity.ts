@@ -1,0 +1,214 @@
+import { indentOf, nameOf, parseLineHead } from "../snapshot/AriaLine.js"
+
+// Which element a ref may act on, as rules over data (no page): the identity a role ref borrows from an AI
+// snapshot of the same scope, and when look-alikes make a fallback ambiguous.
+//
+// A ref stands for the element its snapshot showed. Playwright's aria refs name that very DOM node (while
+// it stays connected and is in the latest AI snapshot of its frame), but a node that a page reuses for
+// another row keeps its aria ref with a new label, so identity is always checked together with the role
+// and the accessible name. A node that was replaced has no identity left: then the only element that may
+// stand in for it is one that has its role and name and is the only one of its kind, both in the snapshot
+// and now. Where there are look-alikes (four "Remove" buttons), the position among them (nth) never
+// decides on its own: the rows may have been reordered.
+
+/** Roles playwright's getByRole cannot check (implicit generic, the snapshot's iframe pseudo-role). */
+const UNCHECKABLE_ROLES: ReadonlySet<string> = new Set(["generic", "iframe", "text", "document", "none", "presentation"])
+
+/** Whether an element's role can be checked with getByRole at action time. */
+export const roleCheckable = (role: string) => !UNCHECKABLE_ROLES.has(role)
+
+const groupKey = (role: string, name: string | undefined) =>
+  name !== undefined && name !== "" ? `${role}\u0000${name}` : role
+
+/**
+ * The role\u0000name keys that appear exactly once among the refs of an AI snapshot: the only ones a
+ * replaced element may be found again by (role and name alone, when the page has just one such element).
+ */
+export const uniqueAiGroups = (entries: Iterable<readonly [string, { readonly role: string; readonly name: string }]>) => {
+  const seen = new Map<string, number>()
+  for (const [, e] of entries) {
+    const k = `${e.role}\u0000${e.name}`
+    seen.set(k, (seen.get(k) ?? 0) + 1)
+  }
+  const unique = new Set<string>()
+  for (const [k, n] of seen) if (n === 1) unique.add(k)
+  return unique
+}
+
+/** A role-ref target: named targets are counted by role and exact name, unnamed ones by role alone. */
+export interface RoleTarget {
+  readonly role: string
+  readonly name: string | undefined
+  readonly nth: number
+  readonly count: number
+}
+
+/**
+ * The aria ref of each role-ref target, from an AI snapshot (`mode: "ai"`) of the same scope taken while
+ * the page did not change. The AI snapshot shows every node the role snapshot shows (and more: generic
+ * wrappers, visible but aria-hidden nodes), in the same document order, so the nth node of a target's
+ * kind is the same element in both when both count the same number of that kind; where the counts differ
+ * the target gets no identity rather than a guessed one.
+ */
+export const identitiesFromAi = <K>(
+  aiText: string,
+  targets: Iterable<readonly [K, RoleTarget]>
+): Map<K, string> => {
+  const named = new Map<string, Array<string | undefined>>()
+  const byRole = new Map<string, Array<string | undefined>>()
+  for (const line of aiText.split("\n")) {
+    const head = parseLineHead(line, indentOf(line))
+    if (head === undefined || head.role === "text") continue
+    const ref = head.ref?.value
+    let list = byRole.get(head.role)
+    if (list === undefined) byRole.set(head.role, list = [])
+    list.push(ref)
+    const name = nameOf(line, head)
+    if (name !== "") {
+      const k = groupKey(head.role, name)
+      let l = named.get(k)
+      if (l === undefined) named.set(k, l = [])
+      l.push(ref)
+    }
+  }
+  const out = new Map<K, string>()
+  for (const [key, t] of targets) {
+    const list = t.name !== undefined && t.name !== "" ? named.get(groupKey(t.role, t.name)) : byRole.get(t.role)
+    if (list === undefined || list.length !== t.count) continue
+    const ref = list[t.nth]
+    if (ref !== undefined) out.set(key, ref)
+  }
+  return out
+}
+
+interface PageWatch {
+  changed: boolean
+  readonly observer: { observe(target: unknown, options: object): void; disconnect(): void; takeRecords(): Array<unknown> }
+}
+
+/**
+ * In the page (self-contained: playwright sends its source): notice any change that could move, relabel,
+ * show or hide an element while the role snapshot and its AI twin are taken. Kept under a random key, not
+ * enumerable.
+ */
+export const startWatch = (key: string): string => {
+  const g = globalThis as unknown as Record<string, PageWatch | undefined> & {
+    MutationObserver: new(callback: () => void) => PageWatch["observer"]
+    document: unknown
+  }
+  g[key]?.observer.disconnect()
+  const state: PageWatch = { changed: false, observer: new g.MutationObserver(() => void (state.changed = true)) }
+  state.observer.observe(g.document, { subtree: true, childList: true, characterData: true, attributes: true })
+  Object.defineProperty(g, key, { value: state, configurable: true, enumerable: false, writable: true })
+  return key
+}
+
+/** In the page: stop the watch; true when something changed (or the watch is gone: a new document). */
+export const stopWatch = (key: string): boolean => {
+  const g = globalThis as unknown as Record<string, PageWatch | undefined>
+  const state = g[key]
+  if (state === undefined) return true
+  const changed = state.changed || state.observer.takeRecords().length > 0
+  state.observer.disconnect()
+  delete g[key]
+  return changed
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The guard: between the check of a ref and the events of its action, the page may still relabel the
+// node (a list that reuses its rows). A guard installed before the check remembers what the node looked
+// like; any trusted input event aimed at the node after that while it looks different is stopped before
+// the page sees it, and the action is then reported as not done. The functions below run in the page, in
+// playwright's utility world (where element handles of aria refs live), and are self-contained
+// (playwright sends their source).
+
+interface GuardedElement {
+  readonly localName: string
+  readonly isConnected: boolean
+  readonly isContentEditable?: boolean
+  readonly textContent: string | null
+  readonly labels?: ArrayLike<{ readonly textContent: string | null }> | null
+  readonly ownerDocument: { getElementById(id: string): { readonly textContent: string | null } | null }
+  getAttribute(name: string): string | null
+  setAttribute(name: string, value: string): void
+  removeAttribute(name: string): void
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>
+}
+
+interface GuardState {
+  readonly fp: string
+  readonly listener: (event: unknown) => void
+  readonly types: ReadonlyArray<string>
+  readonly mark: boolean
+  readonly timer: unknown
+  blocked: boolean
+}
+
+/** The attribute that pins a ref found again by role and name to the node that was checked. */
+export const GUARD_ATTRIBUTE = "data-svc-ref"
+
+/** In the page: guard the element under `key`; `mark` also sets GUARD_ATTRIBUTE to the key. */
+export const installGuard = (element: unknown, arg: { readonly key: string; readonly mark: boolean }): boolean => {
+  const el = element as GuardedElement
+  // What the accessible name is made of, short of computing it: labels, the name-bearing attributes of the
+  // element and its descendants, and its text (not a field's: typing changes that).
+  const look = () => {
+    const a = (n: string) => el.getAttribute(n) ?? ""
+    const byId = a("aria-labelledby").split(/\s+/).filter((id) => id !== "")
+      .map((id) => el.ownerDocument.getElementById(id)?.textContent ?? "").join(" ")
+    const labels = el.labels !== undefined && el.labels !== null ? Array.from(el.labels, (l) => l.textContent ?? "").join(" ") : ""
+    const field = el.isContentEditable === true || ["input", "textarea", "select"].includes(el.localName)
+    const inner = field ? "" : Array.from(el.querySelectorAll("[aria-label],[alt],[title],[aria-labelledby]"), (d) =>
+      `${d.getAttribute("aria-label") ?? ""}|${d.getAttribute("alt") ?? ""}|${d.getAttribute("title") ?? ""}|${d.getAttribute("aria-labelledby") ?? ""}`).join("|")
+    return [el.localName, a("role"), a("aria-label"), byId, labels, a("title"), a("alt"), a("placeholder"), a("aria-hidden"),
+      el.localName === "input" ? a("type") + a("value") : "", inner, field ? "" : el.textContent ?? ""].join("\u0001")
+  }
+  const g = globalThis as unknown as Record<string, GuardState | undefined> & {
+    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    setTimeout(f: () => void, ms: number): unknown
+  }
+  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
+    "keydown", "keypress", "beforeinput", "touchstart", "touchend", "dragstart"]
+  const drop = () => {
+    for (const t of types) g.removeEventListener(t, state.listener, true)
+    if (arg.mark) el.removeAttribute("data-svc-ref")
+    delete g[arg.key]
+  }
+  const state: GuardState = {
+    fp: look(),
+    types,
+    mark: arg.mark,
+    blocked: false,
+    listener: (event: unknown) => {
+      const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
+      if (!e.isTrusted || !e.composedPath().includes(el)) return
+      if (el.isConnected && look() === state.fp) return
+      state.blocked = true
+      e.stopImmediatePropagation()
+      e.preventDefault()
+    },
+    // A guard whose action never reported back does not outlive it by much.
+    timer: g.setTimeout(() => g[arg.key] === state && drop(), 120_000)
+  }
+  for (const t of types) g.addEventListener(t, state.listener, true)
+  if (arg.mark) el.setAttribute("data-svc-ref", arg.key)
+  Object.defineProperty(g, arg.key, { value: state, configurable: true, enumerable: false, writable: true })
+  return true
+}
+
+/** In the page: remove the guard; true when it stopped an event. */
+export const releaseGuard = (element: unknown, key: string): boolean => {
+  const el = element as GuardedElement
+  const g = globalThis as unknown as Record<string, GuardState | undefined> & {
+    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    clearTimeout(timer: unknown): void
+  }
+  const state = g[key]
+  if (state === undefined) return false
+  for (const t of state.types) g.removeEventListener(t, state.listener, true)
+  if (state.mark) el.removeAttribute("data-svc-ref")
+  g.clearTimeout(state.timer)
+  delete g[key]
+  return state.blocked
+}
