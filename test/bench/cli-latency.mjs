@@ -74,8 +74,8 @@ export async function measureCliLatency({
 export const STUB_TABS = {
   profile: "svc",
   tabs: [
-    { targetId: "5B1C7E2A9F", index: 0, title: "Example Domain", url: "https://example.com/", type: "page", current: true },
-    { targetId: "77D0A1B3C4", index: 1, title: "", url: "about:blank", type: "page", current: false }
+    { index: 0, targetId: "5B1C7E2A9F", title: "Example Domain", url: "https://example.com/", type: "page", current: true },
+    { index: 1, targetId: "77D0A1B3C4", title: "", url: "about:blank", type: "page", current: false }
   ]
 }
 

@@ -19,8 +19,8 @@ const TOKEN = "cli-startup-token-0123456789abcdef"
 const TABS = {
   profile: "svc",
   tabs: [
-    { targetId: "9A8B7C6D5E", index: 0, title: "Example Domain", url: "https://example.com/", type: "page", current: true },
-    { targetId: "1F2E3D4C5B", index: 1, title: "", url: "about:blank", type: "page", current: false }
+    { index: 0, targetId: "9A8B7C6D5E", title: "Example Domain", url: "https://example.com/", type: "page", current: true },
+    { index: 1, targetId: "1F2E3D4C5B", title: "", url: "about:blank", type: "page", current: false }
   ]
 }
 
