@@ -2,7 +2,10 @@
 //  - snapshot overhead: GET /snapshot (format ai) through the gateway (HTTP, auth, ref bookkeeping) vs a
 //    direct page.ariaSnapshot({ mode: "ai" }) on the same browser and page, interleaved, small and large page;
 //  - click by ref through the CLI, median of 20;
-//  - the efficient snapshot's size beside the full AI snapshot on the large page.
+//  - the efficient snapshot's size beside the full AI snapshot on the large page;
+//  - click by ref through the control API (an AI ref and a role ref, with the checks that make a ref hit
+//    only the element its snapshot showed) vs playwright-core clicking the same button directly, on the
+//    small page, interleaved.
 
 import { spawn } from "node:child_process"
 import * as http from "node:http"
@@ -53,6 +56,27 @@ const get = (port, token, path) =>
     req.on("error", reject)
   })
 
+const post = (port, token, path, body) =>
+  new Promise((resolve, reject) => {
+    const data = JSON.stringify(body)
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(data) }
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (d) => (text += d))
+        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))))
+      }
+    )
+    req.on("error", reject)
+    req.end(data)
+  })
+
 const timeSvc = (svc, args, env) =>
   new Promise((resolve, reject) => {
     const t0 = performance.now()
@@ -97,6 +121,42 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         gatewayMs: round(median(viaGateway)),
         directMs: round(median(viaDirect)),
         ratio: Math.round((median(viaGateway) / median(viaDirect)) * 100) / 100
+      }
+      if (size === "small") {
+        // Click by ref through the API (AI ref, then role ref) vs a direct playwright click of the same button.
+        const ai = await get(controlPort, token, `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}`)
+        const aiRef = /button "Button 0" \[ref=([^\]]+)\]/.exec(ai.snapshot)?.[1]
+        const role = await get(controlPort, token, `/snapshot?profile=svc&interactive=true&targetId=${tab.targetId}`)
+        const roleRef = /button "Button 0" \[ref=([^\]]+)\]/.exec(role.snapshot)?.[1]
+        if (aiRef === undefined || roleRef === undefined) throw new Error("no refs for Button 0")
+        const button = direct.getByRole("button", { name: "Button 0", exact: true })
+        const times = { ai: [], role: [], direct: [] }
+        for (let i = 0; i < runs + 2; i++) {
+          let t0 = performance.now()
+          await button.click()
+          const d = performance.now() - t0
+          t0 = performance.now()
+          await post(controlPort, token, "/act?profile=svc", { kind: "click", ref: aiRef, targetId: tab.targetId })
+          const a = performance.now() - t0
+          t0 = performance.now()
+          await post(controlPort, token, "/act?profile=svc", { kind: "click", ref: roleRef, targetId: tab.targetId })
+          const r = performance.now() - t0
+          if (i < 2) continue
+          times.direct.push(d)
+          times.ai.push(a)
+          times.role.push(r)
+        }
+        const count = Number(await direct.locator("#count").textContent())
+        if (count !== 3 * (runs + 2)) throw new Error(`expected ${3 * (runs + 2)} clicks to land, saw ${count}`)
+        const directMs = median(times.direct)
+        results.clickApi = {
+          directMs: round(directMs),
+          aiMs: round(median(times.ai)),
+          roleMs: round(median(times.role)),
+          aiRatio: Math.round((median(times.ai) / directMs) * 100) / 100,
+          roleRatio: Math.round((median(times.role) / directMs) * 100) / 100,
+          runs
+        }
       }
       if (size === "large") {
         const efficient = await get(controlPort, token, `/snapshot?profile=svc&efficient=true&targetId=${tab.targetId}`)

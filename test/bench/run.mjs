@@ -209,6 +209,8 @@ if (a !== undefined) {
     console.log(`AI snapshot, ${size} page (${r.chars} chars, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot ${r.directMs} ms; ratio ${r.ratio}x`)
   }
   console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
+  const c = a.clickApi
+  console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x`)
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
 }
 const w = results.webhooks
