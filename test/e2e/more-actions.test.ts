@@ -136,6 +136,8 @@ describe("back, forward, reload, text, value, type --focused, click --at, evalua
     await ok("reload")
     const stale = await gw.svc("browser", "value", name)
     expect(stale.code).not.toBe(0)
+    expect(stale.stderr).toContain(name)
+    expect(stale.stderr).toMatch(/snapshot/)
     expect(stale.ms).toBeLessThan(4_000)
     snap = await snapshot()
     expect(await ok("value", refOf(snap, /textbox "Name"/))).toBe("Ada")
