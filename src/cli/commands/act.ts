@@ -176,7 +176,12 @@ const reload = Command.make("reload", { ...commonOptions, timeout: historyTimeou
     Command.withDescription("reload the current page")
   )
 
-const text = Command.make("text", { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption }, (args) =>
+const readTimeout = Options.integer("timeout").pipe(
+  Options.withDescription("how many milliseconds to wait for the element to be on the page before giving up (default 5000)"),
+  Options.optional
+)
+
+const text = Command.make("text", { ...commonOptions, ref: ref(), timeout: readTimeout, targetId: targetIdOption }, (args) =>
   act(args, { kind: "text", ref: args.ref, ...withTimeout(args.timeout) }, (_url, result) => String(result ?? ""))).pipe(
     Command.withDescription("print the visible text of the element <ref> (long text is cut, with a marker saying so)")
   )
@@ -194,7 +199,7 @@ const showValue = (_url: string, result: unknown): string => {
   return String(result ?? "")
 }
 
-const value = Command.make("value", { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption }, (args) =>
+const value = Command.make("value", { ...commonOptions, ref: ref(), timeout: readTimeout, targetId: targetIdOption }, (args) =>
   act(args, { kind: "value", ref: args.ref, ...withTimeout(args.timeout) }, showValue)).pipe(
     Command.withDescription(
       "print the current value of the control <ref>: a field's text, a checkbox's or radio's checked state, " +
