@@ -267,7 +267,27 @@ export const ActRequest = Schema.Union(
     submit: Schema.optional(Schema.Boolean),
     slowly: Schema.optional(Schema.Boolean)
   }),
+  /** Text into the element that has focus, at its caret (no ref: a text such as "12" is never taken for one). */
+  act("typeFocused", {
+    text: Schema.String,
+    submit: Schema.optional(Schema.Boolean),
+    slowly: Schema.optional(Schema.Boolean)
+  }),
   act("press", { key: Schema.String.pipe(Schema.minLength(1)) }),
+  /** A click at a point of the viewport, in CSS pixels from its top left corner. */
+  act("clickAt", {
+    x: Schema.Number,
+    y: Schema.Number,
+    double: Schema.optional(Schema.Boolean),
+    button: Schema.optional(Schema.Literal("left", "right", "middle"))
+  }),
+  act("back", {}),
+  act("forward", {}),
+  act("reload", {}),
+  /** The element's visible text. */
+  act("text", { ref: Ref }),
+  /** A control's value: its text, checked state (checkbox, radio) or selected options (select). */
+  act("value", { ref: Ref }),
   act("hover", { ref: Ref }),
   act("scrollIntoView", { ref: Ref }),
   act("drag", { startRef: Ref, endRef: Ref }),
@@ -296,7 +316,10 @@ export const ActResult = Schema.Struct({
   kind: Schema.String,
   targetId: Schema.String,
   url: Schema.String,
-  /** evaluate: the function's JSON result. */
+  /** back, forward, reload: the page's title now, and the HTTP status of its load (absent for a same-page move). */
+  title: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.Number),
+  /** evaluate: the function's JSON result; text: the text; value: a string, a boolean or [{value, label}]. */
   result: Schema.optional(Schema.Unknown)
 })
 export type ActResult = typeof ActResult.Type

@@ -90,12 +90,13 @@ describe("svc errors from a running gateway", () => {
   })
 
   it("a usage error is JSON too with --json", async () => {
-    expect(jsonError(await gw.svc("browser", "click", "--json"))).toEqual({
+    // (hover: click's ref is optional, since `click --at x,y` takes none)
+    expect(jsonError(await gw.svc("browser", "hover", "--json"))).toEqual({
       _tag: "MissingValue",
       message: "Missing argument <ref>",
       status: null
     })
-    const plain = await gw.svc("browser", "click")
+    const plain = await gw.svc("browser", "hover")
     expect(plain.code).toBe(2)
     expect(oneLine(plain)).toBe("svc: Missing argument <ref>")
     expect(jsonError(await gw.svc("browser", "--json"))).toEqual({

@@ -15,6 +15,7 @@ import {
   tagName
 } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
+import { makeMoreActions } from "./moreActions.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 
@@ -518,7 +519,8 @@ const makeActions = () => {
     close,
     highlight,
     elementScreenshot,
-    pdf
+    pdf,
+    ...makeMoreActions()
   } as const
 }
 

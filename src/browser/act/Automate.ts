@@ -109,6 +109,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
+        let moved: { readonly title: string; readonly status?: number } | undefined = undefined
         switch (request.kind) {
           case "click":
             yield* actions.click(page, yield* resolve(request.ref), {
@@ -125,8 +126,23 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
               ...timeout
             })
             break
+          case "typeFocused":
+            yield* actions.typeFocused(page, request.text, { submit: request.submit, slowly: request.slowly, ...timeout })
+            break
           case "press":
             yield* actions.press(page, request.key, timeout)
+            break
+          case "clickAt":
+            yield* actions.clickAt(page, request.x, request.y, { double: request.double, button: request.button, ...timeout })
+            break
+          case "back":
+          case "forward":
+          case "reload":
+            moved = yield* actions[request.kind](page, timeout)
+            break
+          case "text":
+          case "value":
+            result = yield* actions[request.kind](page, yield* resolve(request.ref), timeout)
             break
           case "hover":
             yield* actions.hover(page, yield* resolve(request.ref), timeout)
@@ -179,7 +195,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           kind: request.kind,
           targetId: target.targetId,
           url: page.url(),
-          ...(request.kind === "evaluate" ? { result: result ?? null } : {})
+          ...(moved !== undefined ? { title: moved.title, ...(moved.status !== undefined ? { status: moved.status } : {}) } : {}),
+          ...(request.kind === "evaluate" || request.kind === "text" || request.kind === "value"
+            ? { result: result ?? null }
+            : {})
         } satisfies ActResult
       })
 

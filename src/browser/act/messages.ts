@@ -22,6 +22,11 @@ export type ActionName =
   | "highlight"
   | "screenshot"
   | "pdf"
+  | "back"
+  | "forward"
+  | "reload"
+  | "text"
+  | "value"
 
 export type ActionError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
 

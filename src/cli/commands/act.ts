@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { type ActRequest, FillField, TargetId } from "../../domain/browser.js"
+import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
 
 // Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
@@ -25,12 +25,12 @@ const withTimeout = (t: Option.Option<number>) => Option.match(t, { onNone: () =
 type Args_ = CommonArgs & { readonly targetId: Option.Option<string> }
 
 /** POST /act with one action; prints a short confirmation (or the API's JSON). */
-const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown) => string) =>
+const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown, r: ActResult) => string) =>
   callControl(
     args,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
     (c, q) => c.act.act({ urlParams: q, payload: { ...request, ...withTarget(args.targetId) } as never }),
-    (r) => human(r.url, r.result)
+    (r) => human(r.url, r.result, r)
   )
 
 const done = (what: string) => (url: string) => `${what} (${url})`
@@ -57,48 +57,155 @@ const resize = Command.make(
   (args) => act(args, { kind: "resize", width: args.width, height: args.height }, done(`resized to ${args.width}x${args.height}`))
 ).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
 
+/** `--at 120,48`: two numbers, x then y. */
+const parsePoint = (raw: string): { x: number; y: number } | undefined => {
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(raw)
+  return m === null ? undefined : { x: Number(m[1]), y: Number(m[2]) }
+}
+
 const click = Command.make(
   "click",
   {
     ...commonOptions,
-    ref: ref(),
+    ref: ref().pipe(Args.optional),
+    at: Options.text("at").pipe(
+      Options.withDescription(
+        "click at a point instead of an element: x,y in CSS pixels from the viewport's top left corner, e.g. --at 120,48 " +
+          "(a screenshot shows the same pixels)"
+      ),
+      Options.optional
+    ),
     double: Options.boolean("double").pipe(Options.withDescription("double-click")),
     timeout: timeoutOption,
     targetId: targetIdOption
   },
   (args) =>
-    act(
-      args,
-      { kind: "click", ref: args.ref, ...(args.double ? { double: true } : {}), ...withTimeout(args.timeout) },
-      done(`clicked ${args.ref}`)
-    )
-).pipe(Command.withDescription("click the element <ref>"))
+    Effect.gen(function*() {
+      const double = args.double ? { double: true } : {}
+      if (Option.isSome(args.at)) {
+        if (Option.isSome(args.ref)) {
+          return yield* new CliFailure({ message: "click: give a ref or --at x,y, not both" })
+        }
+        const point = parsePoint(args.at.value)
+        if (point === undefined) {
+          return yield* new CliFailure({
+            message: `click --at: expected x,y in CSS pixels, e.g. --at 120,48 (got ${JSON.stringify(args.at.value)})`
+          })
+        }
+        return yield* act(
+          args,
+          { kind: "clickAt", ...point, ...double, ...withTimeout(args.timeout) },
+          done(`clicked at ${point.x},${point.y}`)
+        )
+      }
+      if (Option.isNone(args.ref)) {
+        return yield* new CliFailure({
+          message: "click: give the ref of the element to click (from `svc browser snapshot`), or --at x,y for a point"
+        })
+      }
+      const r = args.ref.value
+      return yield* act(args, { kind: "click", ref: r, ...double, ...withTimeout(args.timeout) }, done(`clicked ${r}`))
+    })
+).pipe(Command.withDescription("click the element <ref>, or the point --at x,y"))
 
 const type = Command.make(
   "type",
   {
     ...commonOptions,
-    ref: ref(),
-    text: Args.text({ name: "text" }).pipe(Args.withDescription("the text to type")),
+    ref: ref().pipe(Args.optional),
+    text: Args.text({ name: "text" }).pipe(Args.withDescription("the text to type"), Args.optional),
+    focused: Options.text("focused").pipe(
+      Options.withDescription(
+        "type this text into the element that has focus, at its caret (no ref; the field is not cleared), " +
+          "e.g. `type --focused hello`"
+      ),
+      Options.optional
+    ),
     submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
     slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
     timeout: timeoutOption,
     targetId: targetIdOption
   },
   (args) =>
-    act(
-      args,
-      {
-        kind: "type",
-        ref: args.ref,
-        text: args.text,
+    Effect.gen(function*() {
+      const flags = {
         ...(args.submit ? { submit: true } : {}),
         ...(args.slowly ? { slowly: true } : {}),
         ...withTimeout(args.timeout)
-      },
-      done(`typed into ${args.ref}`)
+      }
+      if (Option.isSome(args.focused)) {
+        // The text is the option's value, so no positional word (not even one such as "12") is taken for a ref.
+        if (Option.isSome(args.ref) || Option.isSome(args.text)) {
+          return yield* new CliFailure({
+            message: "type --focused <text> takes no ref and no other text: quote the text, e.g. `type --focused \"hello world\"`"
+          })
+        }
+        return yield* act(args, { kind: "typeFocused", text: args.focused.value, ...flags }, done("typed into the focused element"))
+      }
+      if (Option.isNone(args.ref) || Option.isNone(args.text)) {
+        return yield* new CliFailure({
+          message: "type: give a ref and the text, e.g. `svc browser type 12 hello`, or `--focused <text>` to type " +
+            "into the element that has focus"
+        })
+      }
+      const r = args.ref.value
+      return yield* act(args, { kind: "type", ref: r, text: args.text.value, ...flags }, done(`typed into ${r}`))
+    })
+).pipe(Command.withDescription("type <text> into the element <ref>, or --focused <text> into the focused element"))
+
+const moved = (what: string) => (url: string, _result: unknown, r: ActResult) =>
+  `${what} ${url}${r.status !== undefined ? ` (HTTP ${r.status})` : ""}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`
+
+const historyTimeout = Options.integer("timeout").pipe(
+  Options.withDescription("how many milliseconds to wait for the page to load before giving up (default 20000)"),
+  Options.optional
+)
+
+const back = Command.make("back", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "back", ...withTimeout(args.timeout) }, moved("went back to"))).pipe(
+    Command.withDescription("go back one page in the tab's history, like the browser's Back button")
+  )
+
+const forward = Command.make("forward", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "forward", ...withTimeout(args.timeout) }, moved("went forward to"))).pipe(
+    Command.withDescription("go forward one page in the tab's history, like the browser's Forward button")
+  )
+
+const reload = Command.make("reload", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "reload", ...withTimeout(args.timeout) }, moved("reloaded"))).pipe(
+    Command.withDescription("reload the current page")
+  )
+
+const readTimeout = Options.integer("timeout").pipe(
+  Options.withDescription("how many milliseconds to wait for the element to be on the page before giving up (default 5000)"),
+  Options.optional
+)
+
+const text = Command.make("text", { ...commonOptions, ref: ref(), timeout: readTimeout, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "text", ref: args.ref, ...withTimeout(args.timeout) }, (_url, result) => String(result ?? ""))).pipe(
+    Command.withDescription("print the visible text of the element <ref> (long text is cut, with a marker saying so)")
+  )
+
+/** A control's value for a reader: text as is, a checked state in words, selected options one per line. */
+const showValue = (_url: string, result: unknown): string => {
+  if (typeof result === "boolean") return result ? "checked" : "not checked"
+  if (Array.isArray(result)) {
+    return result.length === 0
+      ? "(no option selected)"
+      : result.map((o: { value: string; label: string }) =>
+        o.label === o.value ? o.label : `${o.label} (value ${JSON.stringify(o.value)})`
+      ).join("\n")
+  }
+  return String(result ?? "")
+}
+
+const value = Command.make("value", { ...commonOptions, ref: ref(), timeout: readTimeout, targetId: targetIdOption }, (args) =>
+  act(args, { kind: "value", ref: args.ref, ...withTimeout(args.timeout) }, showValue)).pipe(
+    Command.withDescription(
+      "print the current value of the control <ref>: a field's text, a checkbox's or radio's checked state, " +
+        "a select's selected option(s)"
     )
-).pipe(Command.withDescription("type <text> into the element <ref>"))
+  )
 
 const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }).pipe(Args.withDescription("a key name, or keys joined by +")), targetId: targetIdOption }, (args) =>
   act(args, { kind: "press", key: args.key }, done(`pressed ${args.key}`))).pipe(
@@ -227,7 +334,14 @@ const evaluate = Command.make(
   "evaluate",
   {
     ...commonOptions,
-    fn: Options.text("fn").pipe(Options.withDescription("a JS function, e.g. '() => document.title' or '(el) => el.value'")),
+    script: Args.text({ name: "function" }).pipe(
+      Args.withDescription("a JS function, e.g. '() => document.title' (or give it with --fn)"),
+      Args.optional
+    ),
+    fn: Options.text("fn").pipe(
+      Options.withDescription("a JS function, e.g. '() => document.title' or '(el) => el.value'"),
+      Options.optional
+    ),
     ref: Options.text("ref").pipe(Options.withDescription("pass this element to the function"), Options.optional),
     timeout: Options.integer("timeout").pipe(
       Options.withDescription("stop the function after this many milliseconds (default 8000); the tab stays usable"),
@@ -236,16 +350,25 @@ const evaluate = Command.make(
     targetId: targetIdOption
   },
   (args) =>
-    act(
-      args,
-      {
-        kind: "evaluate",
-        fn: args.fn,
-        ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }),
-        ...withTimeout(args.timeout)
-      },
-      (_url, result) => JSON.stringify(result ?? null, null, 2)
-    )
+    Effect.gen(function*() {
+      if (Option.isSome(args.script) && Option.isSome(args.fn)) {
+        return yield* new CliFailure({ message: "evaluate: give the function once: as an argument or with --fn, not both" })
+      }
+      const fn = Option.orElse(args.script, () => args.fn)
+      if (Option.isNone(fn)) {
+        return yield* new CliFailure({ message: "evaluate: give a function, e.g. `svc browser evaluate '() => document.title'`" })
+      }
+      return yield* act(
+        args,
+        {
+          kind: "evaluate",
+          fn: fn.value,
+          ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }),
+          ...withTimeout(args.timeout)
+        },
+        (_url, result) => JSON.stringify(result ?? null, null, 2)
+      )
+    })
 ).pipe(Command.withDescription("run a JS function in the page and print its JSON result"))
 
 const highlight = Command.make("highlight", { ...commonOptions, ref: ref(), targetId: targetIdOption }, (args) =>
@@ -262,6 +385,9 @@ const closeTab = Command.make("close-page", { ...commonOptions, targetId: target
 
 export const actCommands = [
   navigate,
+  back,
+  forward,
+  reload,
   resize,
   click,
   type,
@@ -273,6 +399,8 @@ export const actCommands = [
   fill,
   wait,
   evaluate,
+  text,
+  value,
   highlight,
   closeTab
 ] as const
