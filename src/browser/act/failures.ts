@@ -152,11 +152,13 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
 }
 
 /**
- * States that more waiting will not fix: the element is no longer on the page at all (the ref check passed, so it
- * was removed since). Anything else (hidden, covered, disabled, read-only, moving, options still loading) may
- * change while the action waits, so it is waited out up to the action's timeout and reported only then.
+ * States that more waiting will not fix: the element is no longer on the page at all, or was detached from it
+ * while the action ran (the ref check passed, so it was removed since; a ref names that element, never a
+ * successor, so it cannot come back). Anything else (hidden, covered, disabled, read-only, moving, options
+ * still loading) may change while the action waits, so it is waited out up to the action's timeout and
+ * reported only then.
  */
-const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>(["notFound"])
+const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>(["notFound", "detached"])
 
 /** Whether a failure of the short attempt is worth a second, patient attempt. */
 export const worthWaiting = (f: PlaywrightFailure): boolean => f.timedOut && !REPORT_AT_ONCE.has(f.kind)

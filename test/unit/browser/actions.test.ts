@@ -3,7 +3,7 @@ import { Effect, Either, Fiber, TestClock } from "effect"
 import type { Locator, Page } from "playwright-core"
 import { Actions, DEFAULT_ACTION_TIMEOUT_MS } from "../../../src/browser/act/Actions.js"
 import { PROBE_MS } from "../../../src/browser/act/budgets.js"
-import { classifyPlaywrightError } from "../../../src/browser/act/failures.js"
+import { classifyPlaywrightError, worthWaiting } from "../../../src/browser/act/failures.js"
 import { checkTimeout, checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "../../../src/browser/act/inputs.js"
 import { type ActionError, describeActionError, formatDuration } from "../../../src/browser/act/messages.js"
 import type { ActionTarget } from "../../../src/browser/act/target.js"
@@ -154,6 +154,19 @@ const BAD_SELECTOR = pwError(
   "locator.waitFor: Unexpected token \"\" while parsing css selector \"div[[\". Did you mean to CSS.escape it?\nCall log:\n" +
     dim("  - waiting for div[[ >> visible=true >> nth=0 to be visible")
 )
+
+describe("worthWaiting", () => {
+  const failure = (kind: "notFound" | "detached" | "disabled" | "covered", timedOut = true) =>
+    ({ kind, timedOut, detail: "", log: [], landed: false }) as Parameters<typeof worthWaiting>[0]
+
+  it("an element gone from the page is reported at once; one that may still change is waited out", () => {
+    expect(worthWaiting(failure("notFound"))).toBe(false)
+    expect(worthWaiting(failure("detached"))).toBe(false)
+    expect(worthWaiting(failure("disabled"))).toBe(true)
+    expect(worthWaiting(failure("covered"))).toBe(true)
+    expect(worthWaiting(failure("disabled", false))).toBe(false)
+  })
+})
 
 describe("classifyPlaywrightError", () => {
   it("reads the last state of a timed-out action from its call log", () => {
