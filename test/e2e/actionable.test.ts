@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
 
 // Actions wait for their element to become actionable, and a runaway script is stopped: through the real
 // path (bin/svc → gateway → playwright-core over CDP → the managed Chromium), on pages served here. The page
@@ -20,13 +21,6 @@ const late = `<!doctype html><html><head><title>Late</title></head><body>
   window.sizes = (ms) => setTimeout(() => document.getElementById("size").add(new Option("Large", "l")), ms)
 </script>
 </body></html>`
-
-const refOf = (snapshot: string, pattern: RegExp): string => {
-  const line = snapshot.split("\n").find((l) => pattern.test(l))
-  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
-  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
-  return ref
-}
 
 describe("actions wait for their element; runaway scripts are stopped", () => {
   let gw: Gateway

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, isPng, servePages, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
 import * as fs from "node:fs"
 
 // Issue 3 through the real path: bin/svc → gateway → playwright-core over CDP → the managed Chromium,
@@ -30,13 +31,6 @@ const big = `<!doctype html><title>Big</title><h1>Big</h1><ul>${
   Array.from({ length: 1500 }, (_, i) =>
     i % 15 === 0 ? `<li><button>Action ${i}</button></li>` : `<li><span>Row ${i}</span> <em>cell ${i}</em></li>`).join("")
 }</ul>`
-
-const refOf = (snapshot: string, pattern: RegExp): string => {
-  const line = snapshot.split("\n").find((l) => pattern.test(l))
-  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
-  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
-  return ref
-}
 
 describe("automation through the gateway", () => {
   let gw: Gateway

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
 
 // The commands agents expect besides ref actions: back, forward, reload; reading an element's text and a
 // control's value; typing into the focused element; clicking at a point; evaluate with the script as an
@@ -31,13 +32,6 @@ const form = `<!doctype html><html><head><title>Form</title>
 <button id="spot" onclick="this.textContent = 'hit ' + event.clientX + ',' + event.clientY">Spot</button>
 <p id="out"></p>
 </body></html>`
-
-const refOf = (snapshot: string, pattern: RegExp): string => {
-  const line = snapshot.split("\n").find((l) => pattern.test(l))
-  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
-  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
-  return ref
-}
 
 describe("back, forward, reload, text, value, type --focused, click --at, evaluate <fn>", () => {
   let gw: Gateway

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
 
 // Snapshots show what the agent typed, checked, chose and expanded, in every mode, through the real path
 // (bin/svc → gateway → playwright-core → Chromium); a password's value never appears in any of them. And an
@@ -37,12 +38,6 @@ const deep = `<!doctype html><title>Deep</title><h1>Docs</h1>
 <nav aria-label="Contents">${nest(12, `<a href="#deepest">Deepest section</a>`)}</nav>
 <main>${nest(5, `<button type="button">Deep button</button>`)}</main>`
 
-const refOf = (snapshot: string, pattern: RegExp): string => {
-  const line = snapshot.split("\n").find((l) => pattern.test(l))
-  const ref = line === undefined ? undefined : /\[ref=([^\]]+)\]/.exec(line)?.[1]
-  if (ref === undefined) throw new Error(`no ref for ${pattern} in:\n${snapshot}`)
-  return ref
-}
 const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
 
 describe("snapshots show the state of controls", () => {
