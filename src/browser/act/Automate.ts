@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import * as path from "node:path"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
@@ -7,7 +6,7 @@ import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { Capture } from "../snapshot/Capture.js"
 import { parseRef, Refs } from "./Refs.js"
-import { writeMediaFile } from "../snapshot/mediaFiles.js"
+import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
 
@@ -24,7 +23,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const refs = yield* Refs
     const snapshots = yield* Snapshots
     const actions = yield* Actions
-    const mediaDir = path.join(store.paths.mediaDir, "browser")
+    const mediaDir = browserMediaDir(store.paths.mediaDir)
 
     const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
 

@@ -1,10 +1,9 @@
 import { Effect } from "effect"
-import * as path from "node:path"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
 import { Cdp } from "../cdp/Cdp.js"
 import { Tabs } from "../pages/Tabs.js"
-import { writeMediaFile } from "./mediaFiles.js"
+import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
 
 const DEFAULT_ARIA_LIMIT = 2000
 
@@ -14,7 +13,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const store = yield* ConfigStore
     const tabs = yield* Tabs
     const cdp = yield* Cdp
-    const screenshotDir = path.join(store.paths.mediaDir, "browser")
+    const screenshotDir = browserMediaDir(store.paths.mediaDir)
 
     const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
       Effect.gen(function*() {

@@ -4,6 +4,9 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { InternalError } from "../../domain/errors.js"
 
+/** `<state dir>/media/browser/`: where screenshots, labels, element shots and PDFs go (and are pruned). */
+export const browserMediaDir = (mediaDir: string) => path.join(mediaDir, "browser")
+
 /**
  * Writes what the browser produced (screenshots, labels, PDFs) under `dir` (`<state dir>/media/browser/`),
  * owner-only, under a new name (`<prefix>-<time>-<random>.<ext>`; never overwriting); answers the path.

@@ -1,10 +1,7 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
-import * as path from "node:path"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import { pruneDir } from "../../platform/pruneDir.js"
-
-/** Where screenshots, labels, element shots and PDFs are written (see mediaFiles.ts). */
-export const browserMediaDir = (mediaDir: string) => path.join(mediaDir, "browser")
+import { browserMediaDir } from "./mediaFiles.js"
 
 /**
  * Screenshots and PDFs stay bounded on disk as inbound media do (a week, 512 MiB): pruned when the
