@@ -16,6 +16,7 @@ import { Observe } from "./inspect/Observe.js"
 import { PlaywrightSessions } from "./pages/Playwright.js"
 import { Profiles } from "./launch/Profiles.js"
 import { Refs } from "./act/Refs.js"
+import { SideEffects } from "./act/SideEffects.js"
 import { SafePaths } from "./inspect/SafePaths.js"
 import { BrowserMediaPruning } from "./snapshot/mediaPruning.js"
 import { Snapshots } from "./snapshot/Snapshots.js"
@@ -45,6 +46,7 @@ const DropConnectionOnStop = Layer.scopedDiscard(
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
   Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning).pipe(
+    Layer.provideMerge(SideEffects.Default),
     Layer.provideMerge(
       Layer.mergeAll(
         Capture.Default,

@@ -252,7 +252,16 @@ const ActTimeout = Schema.Int.pipe(
 
 /** One kind of action: `{ kind, targetId?, timeoutMs?, ...fields }`. */
 const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
-  Schema.Struct({ kind: Schema.Literal(kind), ...tab, timeoutMs: Schema.optional(ActTimeout), ...fields })
+  Schema.Struct({
+    kind: Schema.Literal(kind),
+    ...tab,
+    timeoutMs: Schema.optional(ActTimeout),
+    /** Answer with the tab's snapshot after the action too (one call instead of two). */
+    snapshot: Schema.optional(Schema.Boolean),
+    /** Answer with what changed in the tab's snapshot since its last one (implies snapshot). */
+    diff: Schema.optional(Schema.Boolean),
+    ...fields
+  })
 
 export const ActRequest = Schema.Union(
   act("click", {
@@ -312,6 +321,52 @@ export const ActRequest = Schema.Union(
 ).pipe(Schema.annotations({ identifier: "ActRequest" }))
 export type ActRequest = typeof ActRequest.Type
 
+/** A JavaScript dialog the action opened, and how it was answered (`svc browser dialog` arms the next answer). */
+export const ActionDialog = Schema.Struct({
+  type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
+  message: Schema.String,
+  answer: Schema.Literal("accepted", "dismissed"),
+  /** Whether an earlier `dialog` request chose the answer (false: the default policy did). */
+  armed: Schema.Boolean,
+  /** prompt: the text it was accepted with. */
+  promptText: Schema.optional(Schema.String)
+})
+export type ActionDialog = typeof ActionDialog.Type
+
+/** A tab the action opened (a `target=_blank` link, `window.open`). */
+export const ActionNewTab = Schema.Struct({
+  targetId: Schema.String,
+  /** Its index in `svc browser tabs` (stable: `tab select <index>`). */
+  index: Schema.Number,
+  url: Schema.String
+})
+export type ActionNewTab = typeof ActionNewTab.Type
+
+/** A file the action downloaded, saved in the downloads root. */
+export const ActionDownload = Schema.Struct({
+  /** Where it is (or, while still arriving, will be). */
+  path: Schema.optional(Schema.String),
+  suggestedFilename: Schema.String,
+  url: Schema.String,
+  bytes: Schema.optional(Schema.Number),
+  /** Still arriving when the action answered; it appears at `path` whole once done. */
+  inProgress: Schema.optional(Schema.Boolean),
+  /** Why it was not saved. */
+  error: Schema.optional(Schema.String)
+})
+export type ActionDownload = typeof ActionDownload.Type
+
+/** Where the tab went because of the action. */
+export const ActionNavigation = Schema.Struct({
+  url: Schema.String,
+  title: Schema.String,
+  /** The HTTP status of the new document (absent for a same-document move or when unknown). */
+  status: Schema.optional(Schema.Number),
+  /** A move within the document (history.pushState, #anchor): no new document, refs still hold. */
+  sameDocument: Schema.optional(Schema.Boolean)
+})
+export type ActionNavigation = typeof ActionNavigation.Type
+
 export const ActResult = Schema.Struct({
   kind: Schema.String,
   targetId: Schema.String,
@@ -320,7 +375,16 @@ export const ActResult = Schema.Struct({
   title: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),
   /** evaluate: the function's JSON result; text: the text; value: a string, a boolean or [{value, label}]. */
-  result: Schema.optional(Schema.Unknown)
+  result: Schema.optional(Schema.Unknown),
+  /** What happened because of the action (each present only when it happened). */
+  dialogs: Schema.optional(Schema.Array(ActionDialog)),
+  newTabs: Schema.optional(Schema.Array(ActionNewTab)),
+  downloads: Schema.optional(Schema.Array(ActionDownload)),
+  navigation: Schema.optional(ActionNavigation),
+  /** With `snapshot: true` (or `diff: true`): the tab's snapshot after the action. */
+  snapshot: Schema.optional(SnapshotResult),
+  /** Why that snapshot is missing (the action itself was done). */
+  snapshotError: Schema.optional(Schema.String)
 })
 export type ActResult = typeof ActResult.Type
 

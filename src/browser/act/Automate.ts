@@ -1,14 +1,31 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
+import { SideEffects } from "./SideEffects.js"
 import { Capture } from "../snapshot/Capture.js"
 import { parseRef, Refs } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
+
+/** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
+const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
+  "click",
+  "clickAt",
+  "type",
+  "typeFocused",
+  "press",
+  "back",
+  "forward",
+  "reload",
+  "drag",
+  "select",
+  "fill",
+  "evaluate"
+])
 
 /**
  * Snapshots with refs, navigation and actions: the tab a request means, its playwright page, its refs
@@ -23,6 +40,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const refs = yield* Refs
     const snapshots = yield* Snapshots
     const actions = yield* Actions
+    const sideEffects = yield* SideEffects
     const mediaDir = browserMediaDir(store.paths.mediaDir)
 
     const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
@@ -101,10 +119,21 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 
+    /** The tab's snapshot after an action; a snapshot that fails does not undo the action, it is said. */
+    const snapshotAfter = (profileName: string | undefined, targetId: string, request: ActRequest) =>
+      snapshot({ profile: profileName, targetId }).pipe(
+        Effect.map((s): { snapshot?: SnapshotResult; snapshotError?: string } => ({ snapshot: s })),
+        Effect.catchAll((e) => Effect.succeed({ snapshotError: `the action was done, but its snapshot failed: ${e.message}` })),
+        Effect.when(() => request.snapshot === true || request.diff === true),
+        Effect.map(Option.getOrElse(() => ({})))
+      )
+
     const act = (profileName: string | undefined, request: ActRequest) =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        // Watched from before the refs are resolved (the first look runs beside them) to after the action.
+        const watch = WATCHED.has(request.kind) ? yield* sideEffects.watch(tab, page) : undefined
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
@@ -190,6 +219,9 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         }
         // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
         yield* refs.settle(tab)
+        const effects = watch !== undefined ? yield* watch.finish : {}
+        // back, forward and reload say where they went themselves.
+        const { navigation, ...others } = effects
         return {
           kind: request.kind,
           targetId: target.targetId,
@@ -197,9 +229,12 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           ...(moved !== undefined ? { title: moved.title, ...(moved.status !== undefined ? { status: moved.status } : {}) } : {}),
           ...(request.kind === "evaluate" || request.kind === "text" || request.kind === "value"
             ? { result: result ?? null }
-            : {})
+            : {}),
+          ...others,
+          ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
+          ...(yield* snapshotAfter(profileName, target.targetId, request))
         } satisfies ActResult
-      })
+      }))
 
     const highlight = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {

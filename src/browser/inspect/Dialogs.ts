@@ -143,7 +143,18 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
         return out
       })
 
-    return { ensureAttached, arm, armed, dialogs } as const
+    /** The sequence number of the tab's newest dialog (0: none yet), to ask later what came after it. */
+    const lastSeq = (tab: TabRef) =>
+      Effect.map(registry.find(tab), (state) => state?.history.findNewest(() => true)?.seq ?? 0)
+
+    /** The tab's dialogs after `seq`, oldest first. */
+    const since = (tab: TabRef, seq: number) =>
+      Effect.map(
+        registry.find(tab),
+        (state): ReadonlyArray<DialogEntry> => state?.history.toArray().filter((e) => e.seq > seq).map((e) => ({ ...e })) ?? []
+      )
+
+    return { ensureAttached, arm, armed, dialogs, lastSeq, since } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

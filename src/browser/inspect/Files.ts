@@ -167,30 +167,63 @@ const describeUploadError = (e: unknown, ref: string | undefined, description: s
   return describeActionError(e, ref, "fill", description !== undefined ? { description } : {})
 }
 
+/** A file name from the name a server or page suggested: its last segment, without control characters. */
+export const savedName = (suggested: string): string => {
+  const base = path.basename(suggested.replace(/\\/g, "/")).replace(/[\u0000-\u001f\u007f]/g, "").trim()
+  const name = base === "" || base === "." || base === ".." ? "download" : base
+  // Leave room for " (99)" within the 255-byte limit of one segment.
+  return Buffer.byteLength(name) <= 240 ? name : name.slice(0, 120)
+}
+
+/** `name`, then `name (1).ext`, `name (2).ext`, … */
+const numbered = (name: string, n: number) => {
+  if (n === 0) return name
+  const ext = path.extname(name)
+  const stem = ext === "" || ext === name ? name : name.slice(0, -ext.length)
+  return `${stem} (${n})${ext === name ? "" : ext}`
+}
+
+const MAX_NAME_TRIES = 100
+
 export class Files extends Effect.Service<Files>()("svc/Files", {
   effect: Effect.gen(function*() {
     const safe = yield* SafePaths
     /** The pending arming of each tab's next file chooser, so a new arming replaces it. */
     const armed = new WeakMap<Page, (chooser: FileChooser) => void>()
+    /** Tabs whose next download a `download` or `waitfordownload` request is waiting for (it saves that one). */
+    const waiting = new WeakMap<Page, number>()
+    const awaiting = <A, E>(page: Page, effect: Effect.Effect<A, E>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => waiting.set(page, (waiting.get(page) ?? 0) + 1)),
+        () => effect,
+        () =>
+          Effect.sync(() => {
+            const n = (waiting.get(page) ?? 1) - 1
+            if (n <= 0) waiting.delete(page)
+            else waiting.set(page, n)
+          })
+      )
 
     const download = (page: Page, target: ActionTarget, filename: string, options: DownloadOptions = {}) =>
       Effect.gen(function*() {
         const dest = yield* safe.download(filename)
         const timeoutMs = yield* checkStartTimeout(options.timeoutMs)
         yield* notTaken(dest)
-        const started = nextDownload(page, timeoutMs)
-        yield* Effect.tryPromise({
-          try: () => target.locator.click({ timeout: Math.min(DEFAULT_CLICK_MS, timeoutMs) }),
-          catch: (e) => describeActionError(e, target.ref, "click", { description: target.description })
-        })
-        const got = yield* awaitDownload(
-          started,
-          timeoutMs,
-          `clicking ${target.ref} (${target.description}) did not download a file: check in a snapshot that it is the ` +
-            "download link or button; if the download starts later (a page that prepares the file), use " +
-            "`svc browser waitfordownload <filename>` after the click"
-        )
-        return yield* save(got, dest)
+        return yield* awaiting(page, Effect.gen(function*() {
+          const started = nextDownload(page, timeoutMs)
+          yield* Effect.tryPromise({
+            try: () => target.locator.click({ timeout: Math.min(DEFAULT_CLICK_MS, timeoutMs) }),
+            catch: (e) => describeActionError(e, target.ref, "click", { description: target.description })
+          })
+          const got = yield* awaitDownload(
+            started,
+            timeoutMs,
+            `clicking ${target.ref} (${target.description}) did not download a file: check in a snapshot that it is the ` +
+              "download link or button; if the download starts later (a page that prepares the file), use " +
+              "`svc browser waitfordownload <filename>` after the click"
+          )
+          return yield* save(got, dest)
+        }))
       }).pipe(Effect.withSpan("Files.download"))
 
     const waitForDownload = (page: Page, filename: string, options: DownloadOptions = {}) =>
@@ -198,14 +231,37 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
         const dest = yield* safe.download(filename)
         const timeoutMs = yield* checkStartTimeout(options.timeoutMs)
         yield* notTaken(dest)
-        const got = yield* awaitDownload(
-          nextDownload(page, timeoutMs),
-          timeoutMs,
-          "the page started none; do what starts it (click the download link) while waiting, or use " +
-            "`svc browser download <ref> <filename>` to click and save in one step"
+        const got = yield* awaiting(
+          page,
+          awaitDownload(
+            nextDownload(page, timeoutMs),
+            timeoutMs,
+            "the page started none; do what starts it (click the download link) while waiting, or use " +
+              "`svc browser download <ref> <filename>` to click and save in one step"
+          )
         )
         return yield* save(got, dest)
       }).pipe(Effect.withSpan("Files.waitForDownload"))
+
+    /** Whether a download request is waiting for the tab's next download (it saves it, nobody else). */
+    const isAwaited = (page: Page) => Effect.sync(() => waiting.has(page))
+
+    /**
+     * Saves a download an action started, under the name the server suggested in the downloads root: a
+     * taken name gets a number (`report (1).pdf`), an existing file is never replaced.
+     */
+    const saveStarted = (download: Download) =>
+      Effect.gen(function*() {
+        const name = savedName(download.suggestedFilename())
+        for (let n = 0; n < MAX_NAME_TRIES; n++) {
+          const dest = yield* safe.download(numbered(name, n))
+          const exists = yield* Effect.promise(() => fs.lstat(dest).then(() => true, () => false))
+          if (!exists) return yield* save(download, dest)
+        }
+        return yield* new Conflict({
+          message: `${MAX_NAME_TRIES} files named like ${name} are already in the downloads root; remove some`
+        })
+      }).pipe(Effect.withSpan("Files.saveStarted"))
 
     const confineAll = (paths: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -260,7 +316,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
     /** Whether the tab has an armed chooser not used yet. */
     const isArmed = (page: Page) => Effect.sync(() => armed.has(page))
 
-    return { download, waitForDownload, armFileChooser, setInputFiles, isArmed } as const
+    return { download, waitForDownload, isAwaited, saveStarted, armFileChooser, setInputFiles, isArmed } as const
   }),
   dependencies: [SafePaths.Default]
 }) {}

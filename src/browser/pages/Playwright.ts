@@ -359,6 +359,23 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         return page.title().catch(() => "")
       })
 
+    /**
+     * The browser's page targets, asked over the page's own session: one round trip on the library's
+     * connection, so the events the browser sent before it (a download, a dialog) have been dispatched when
+     * it answers. Undefined when the page is not ours or is gone.
+     */
+    const pageTargets = (page: Page) =>
+      Effect.promise(async () => {
+        const info = infos.get(page)
+        if (info === undefined) return undefined
+        try {
+          const { targetInfos } = await info.session.send("Target.getTargets")
+          return targetInfos.filter((t) => t.type === "page").map((t) => ({ targetId: t.targetId, url: t.url, title: t.title }))
+        } catch {
+          return undefined
+        }
+      })
+
     /** The targetId of a page we handed out (undefined for a page that did not come from page()). */
     const targetIdOf = (page: Page) => Effect.sync(() => infos.get(page)?.targetId)
 
@@ -383,7 +400,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const attach = (profile: string, endpoint: CdpEndpoint) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
-    return { page, attach, disconnect, navigations, title, targetIdOf, lastTimings, available, onPage, onContext } as const
+    return { page, attach, disconnect, navigations, title, pageTargets, targetIdOf, lastTimings, available, onPage, onContext } as const
   })
 
 export class PlaywrightSessions extends Effect.Service<PlaywrightSessions>()("svc/PlaywrightSessions", {

@@ -130,6 +130,9 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         return { profile, endpoint, target: target.value }
       })
 
-    return { list, open, focus, close, resolveTarget } as const
+    /** The tab's stable index (numbering it now if the gateway has not listed it yet). */
+    const indexOf = (profile: string, targetId: string) => Effect.sync(() => order.indexOf(profile, targetId))
+
+    return { list, open, focus, close, resolveTarget, indexOf } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
+import { withEffects } from "./actEffects.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
 
 // Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
@@ -22,15 +23,38 @@ const timeoutOption = Options.integer("timeout").pipe(
 )
 const withTimeout = (t: Option.Option<number>) => Option.match(t, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
 
-type Args_ = CommonArgs & { readonly targetId: Option.Option<string> }
+/** After an action: its snapshot in the same answer. */
+const after = {
+  snapshot: Options.boolean("snapshot").pipe(
+    Options.withDescription("print the tab's snapshot after the action too (one call instead of two)")
+  ),
+  diff: Options.boolean("diff").pipe(
+    Options.withDescription("print only what changed in the tab's snapshot since its last one (whole after a navigation)")
+  )
+}
 
-/** POST /act with one action; prints a short confirmation (or the API's JSON). */
+type Args_ = CommonArgs & {
+  readonly targetId: Option.Option<string>
+  readonly snapshot?: boolean
+  readonly diff?: boolean
+}
+
+/** POST /act with one action; prints a short confirmation and what it caused (or the API's JSON). */
 const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown, r: ActResult) => string) =>
   callControl(
     args,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
-    (c, q) => c.act.act({ urlParams: q, payload: { ...request, ...withTarget(args.targetId) } as never }),
-    (r) => human(r.url, r.result, r)
+    (c, q) =>
+      c.act.act({
+        urlParams: q,
+        payload: {
+          ...request,
+          ...withTarget(args.targetId),
+          ...(args.snapshot === true ? { snapshot: true } : {}),
+          ...(args.diff === true ? { diff: true } : {})
+        } as never
+      }),
+    (r) => withEffects(human(r.url, r.result, r), r)
   )
 
 const done = (what: string) => (url: string) => `${what} (${url})`
@@ -52,9 +76,11 @@ const resize = Command.make(
     ...commonOptions,
     width: Args.integer({ name: "width" }).pipe(Args.withDescription("viewport width in CSS pixels")),
     height: Args.integer({ name: "height" }).pipe(Args.withDescription("viewport height in CSS pixels")),
+    timeout: timeoutOption,
+    ...after,
     targetId: targetIdOption
   },
-  (args) => act(args, { kind: "resize", width: args.width, height: args.height }, done(`resized to ${args.width}x${args.height}`))
+  (args) => act(args, { kind: "resize", width: args.width, height: args.height, ...withTimeout(args.timeout) }, done(`resized to ${args.width}x${args.height}`))
 ).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
 
 /** `--at 120,48`: two numbers, x then y. */
@@ -77,6 +103,7 @@ const click = Command.make(
     ),
     double: Options.boolean("double").pipe(Options.withDescription("double-click")),
     timeout: timeoutOption,
+    ...after,
     targetId: targetIdOption
   },
   (args) =>
@@ -124,6 +151,7 @@ const type = Command.make(
     submit: Options.boolean("submit").pipe(Options.withDescription("press Enter afterwards")),
     slowly: Options.boolean("slowly").pipe(Options.withDescription("type key by key instead of filling")),
     timeout: timeoutOption,
+    ...after,
     targetId: targetIdOption
   },
   (args) =>
@@ -161,17 +189,17 @@ const historyTimeout = Options.integer("timeout").pipe(
   Options.optional
 )
 
-const back = Command.make("back", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+const back = Command.make("back", { ...commonOptions, timeout: historyTimeout, ...after, targetId: targetIdOption }, (args) =>
   act(args, { kind: "back", ...withTimeout(args.timeout) }, moved("went back to"))).pipe(
     Command.withDescription("go back one page in the tab's history, like the browser's Back button")
   )
 
-const forward = Command.make("forward", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+const forward = Command.make("forward", { ...commonOptions, timeout: historyTimeout, ...after, targetId: targetIdOption }, (args) =>
   act(args, { kind: "forward", ...withTimeout(args.timeout) }, moved("went forward to"))).pipe(
     Command.withDescription("go forward one page in the tab's history, like the browser's Forward button")
   )
 
-const reload = Command.make("reload", { ...commonOptions, timeout: historyTimeout, targetId: targetIdOption }, (args) =>
+const reload = Command.make("reload", { ...commonOptions, timeout: historyTimeout, ...after, targetId: targetIdOption }, (args) =>
   act(args, { kind: "reload", ...withTimeout(args.timeout) }, moved("reloaded"))).pipe(
     Command.withDescription("reload the current page")
   )
@@ -207,19 +235,31 @@ const value = Command.make("value", { ...commonOptions, ref: ref(), timeout: rea
     )
   )
 
-const press = Command.make("press", { ...commonOptions, key: Args.text({ name: "key" }).pipe(Args.withDescription("a key name, or keys joined by +")), targetId: targetIdOption }, (args) =>
-  act(args, { kind: "press", key: args.key }, done(`pressed ${args.key}`))).pipe(
+const press = Command.make(
+  "press",
+  {
+    ...commonOptions,
+    key: Args.text({ name: "key" }).pipe(Args.withDescription("a key name, or keys joined by +")),
+    timeout: Options.integer("timeout").pipe(
+      Options.withDescription("how many milliseconds the key press may take before giving up (default 5000)"),
+      Options.optional
+    ),
+    ...after,
+    targetId: targetIdOption
+  },
+  (args) => act(args, { kind: "press", key: args.key, ...withTimeout(args.timeout) }, done(`pressed ${args.key}`))
+).pipe(
     Command.withDescription("press a key (Enter, Tab, ArrowDown, Control+A, ...)")
   )
 
-const hover = Command.make("hover", { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption }, (args) =>
+const hover = Command.make("hover", { ...commonOptions, ref: ref(), timeout: timeoutOption, ...after, targetId: targetIdOption }, (args) =>
   act(args, { kind: "hover", ref: args.ref, ...withTimeout(args.timeout) }, done(`hovered ${args.ref}`))).pipe(
     Command.withDescription("move the mouse over <ref>")
   )
 
 const scrollIntoView = Command.make(
   "scrollintoview",
-  { ...commonOptions, ref: ref(), timeout: timeoutOption, targetId: targetIdOption },
+  { ...commonOptions, ref: ref(), timeout: timeoutOption, ...after, targetId: targetIdOption },
   (args) => act(args, { kind: "scrollIntoView", ref: args.ref, ...withTimeout(args.timeout) }, done(`scrolled ${args.ref} into view`))
 ).pipe(
     Command.withDescription("scroll <ref> into view")
@@ -227,7 +267,7 @@ const scrollIntoView = Command.make(
 
 const drag = Command.make(
   "drag",
-  { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), timeout: timeoutOption, targetId: targetIdOption },
+  { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), timeout: timeoutOption, ...after, targetId: targetIdOption },
   (args) =>
     act(
       args,
@@ -246,6 +286,7 @@ const select = Command.make(
       Args.withDescription("an option's value or label (several for a multiple select)")
     ),
     timeout: timeoutOption,
+    ...after,
     targetId: targetIdOption
   },
   (args) =>
@@ -266,6 +307,7 @@ const fill = Command.make(
       Options.withDescription('JSON: [{"ref":"12","type":"textbox","value":"Ada"},{"ref":"14","type":"checkbox","value":true}]')
     ),
     timeout: timeoutOption.pipe(Options.withDescription("(each field has this timeout of its own)")),
+    ...after,
     targetId: targetIdOption
   },
   (args) =>
@@ -307,6 +349,7 @@ const wait = Command.make(
     fn: Options.text("fn").pipe(Options.withDescription("wait until this JS predicate is truthy"), Options.optional),
     time: Options.integer("time").pipe(Options.withDescription("wait this many milliseconds"), Options.optional),
     timeout: Options.integer("timeout").pipe(Options.withDescription("give up after this many milliseconds"), Options.optional),
+    ...after,
     targetId: targetIdOption
   },
   (args) => {
@@ -347,6 +390,7 @@ const evaluate = Command.make(
       Options.withDescription("stop the function after this many milliseconds (default 8000); the tab stays usable"),
       Options.optional
     ),
+    ...after,
     targetId: targetIdOption
   },
   (args) =>
@@ -378,8 +422,18 @@ const highlight = Command.make("highlight", { ...commonOptions, ref: ref(), targ
     (r) => `highlighted ${r.ref}: ${r.description}`
   )).pipe(Command.withDescription("draw a visible outline around <ref> (see it with `screenshot`)"))
 
-const closeTab = Command.make("close-page", { ...commonOptions, targetId: targetIdOption }, (args) =>
-  act(args, { kind: "close" }, () => "closed the page")).pipe(
+const closeTab = Command.make(
+  "close-page",
+  {
+    ...commonOptions,
+    timeout: Options.integer("timeout").pipe(
+      Options.withDescription("how many milliseconds closing may take (the page's unload handlers) before giving up (default 5000)"),
+      Options.optional
+    ),
+    targetId: targetIdOption
+  },
+  (args) => act(args, { kind: "close", ...withTimeout(args.timeout) }, () => "closed the page")
+).pipe(
     Command.withDescription("close the current page (like window.close)")
   )
 

@@ -153,6 +153,7 @@ const setup = () => {
       disconnect: () => Effect.succeed(false),
       navigations: (page: Page) => Effect.sync(() => pages.get(page)?.navigations ?? 0),
       title: () => Effect.succeed(""),
+      pageTargets: () => Effect.succeed(undefined),
       targetIdOf: () => Effect.succeed(undefined),
       lastTimings: () => Effect.succeed({ connectMs: undefined, lookupMs: undefined, connectedAt: undefined }),
       available: Effect.succeed(true),

@@ -1,0 +1,175 @@
+import { Cause, Effect, Exit, Fiber, Option } from "effect"
+import type { Download, Page, Response } from "playwright-core"
+import type { ActionDialog, ActionDownload, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
+import { Dialogs } from "../inspect/Dialogs.js"
+import { Files } from "../inspect/Files.js"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+import { Tabs } from "../pages/Tabs.js"
+import type { TabRef } from "./Refs.js"
+
+// What an action caused beside its own effect, so the agent hears of it in the action's answer: dialogs
+// (and how they were answered), tabs it opened, files it downloaded (saved in the downloads root) and where
+// the tab went. Watched from just before the action to just after it. One round trip to the browser on the
+// library's connection ends the watch: the browser has then created any tab the action opened, and every
+// event it sent before (a download starting) has been dispatched.
+
+export interface ActionEffects {
+  readonly dialogs?: ReadonlyArray<ActionDialog>
+  readonly newTabs?: ReadonlyArray<ActionNewTab>
+  readonly downloads?: ReadonlyArray<ActionDownload>
+  readonly navigation?: ActionNavigation
+}
+
+/** How long the answer waits for a download to be saved; a longer one goes on saving and is reported in progress. */
+export const DOWNLOAD_REPORT_MS = 10_000
+/** After a navigation the action caused, how long the answer waits for the new document's DOM (for its title). */
+const NAVIGATION_SETTLE_MS = 3_000
+
+export interface EffectsWatch {
+  /** Ends the watch and says what happened. Never fails. */
+  readonly finish: Effect.Effect<ActionEffects>
+}
+
+interface StartedDownload {
+  readonly download: Download
+  readonly saved: Promise<Exit.Exit<{ readonly path: string; readonly bytes: number }, { readonly message: string }>>
+}
+
+const failureText = (exit: Exit.Exit<unknown, { readonly message: string }>): string =>
+  Exit.isFailure(exit)
+    ? Option.match(Cause.failureOption(exit.cause), {
+      onNone: () => "the download could not be saved",
+      onSome: (e) => e.message
+    })
+    : ""
+
+const withinMs = <A>(promise: Promise<A>, ms: number): Promise<A | undefined> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms)
+    void promise.then((a) => {
+      clearTimeout(timer)
+      resolve(a)
+    })
+  })
+
+export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects", {
+  effect: Effect.gen(function*() {
+    const sessions = yield* PlaywrightSessions
+    const dialogs = yield* Dialogs
+    const files = yield* Files
+    const tabs = yield* Tabs
+
+    const downloadReport = async (d: StartedDownload): Promise<ActionDownload> => {
+      const base = { suggestedFilename: d.download.suggestedFilename(), url: d.download.url() }
+      const exit = await withinMs(d.saved, DOWNLOAD_REPORT_MS)
+      if (exit === undefined) return { ...base, inProgress: true }
+      return Exit.isSuccess(exit)
+        ? { ...base, path: exit.value.path, bytes: exit.value.bytes }
+        : { ...base, error: failureText(exit) }
+    }
+
+    /** Starts watching the tab's page for what an action is about to cause, until `finish` or the scope's end. */
+    const watch = (tab: TabRef, page: Page) =>
+      Effect.gen(function*() {
+        const targetsBefore = yield* Effect.fork(sessions.pageTargets(page))
+        const dialogSeq = yield* dialogs.lastSeq(tab)
+        const navigationsBefore = yield* sessions.navigations(page)
+        const urlBefore = page.url()
+        const started: Array<StartedDownload> = []
+        const opened: Array<Page> = []
+        let response: Response | undefined
+
+        const onDownload = (download: Download) => {
+          const from = download.page()
+          // A `download` request waiting for this tab's download saves it under the name it was given.
+          if (Effect.runSync(files.isAwaited(from))) return
+          started.push({ download, saved: Effect.runPromiseExit(files.saveStarted(download)) })
+        }
+        const onResponse = (r: Response) => {
+          if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) response = r
+        }
+        const onPage = (p: Page) => {
+          opened.push(p)
+          p.on("download", onDownload)
+        }
+        const context = page.context()
+        page.on("download", onDownload)
+        page.on("response", onResponse)
+        context.on("page", onPage)
+        let stopped = false
+        const stop = () => {
+          if (stopped) return
+          stopped = true
+          page.off("download", onDownload)
+          page.off("response", onResponse)
+          context.off("page", onPage)
+          for (const p of opened) p.off("download", onDownload)
+        }
+
+        const newTabs = (before: ReadonlyArray<{ readonly targetId: string }> | undefined) =>
+          Effect.gen(function*() {
+            // The round trip that also lets earlier events (downloads) arrive.
+            const after = yield* sessions.pageTargets(page)
+            if (before === undefined || after === undefined) return []
+            const known = new Set(before.map((t) => t.targetId))
+            const fresh = after.filter((t) => !known.has(t.targetId))
+            return yield* Effect.forEach(fresh, (t) =>
+              Effect.map(tabs.indexOf(tab.profile, t.targetId), (index): ActionNewTab => ({
+                targetId: t.targetId,
+                index,
+                url: t.url
+              })))
+          })
+
+        const navigation = Effect.gen(function*() {
+          if (page.isClosed()) return undefined
+          const crossed = (yield* sessions.navigations(page)) !== navigationsBefore
+          const url = page.url()
+          if (!crossed && url === urlBefore) return undefined
+          if (crossed) {
+            yield* Effect.promise(() =>
+              page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
+            )
+          }
+          const status = crossed && response !== undefined && response.url() === page.url() ? response.status() : undefined
+          const result: ActionNavigation = {
+            url: page.url(),
+            title: yield* sessions.title(page),
+            ...(status !== undefined ? { status } : {}),
+            ...(crossed ? {} : { sameDocument: true })
+          }
+          return result
+        })
+
+        const finish = Effect.gen(function*() {
+          const tabsOpened = yield* newTabs(yield* Fiber.join(targetsBefore))
+          const moved = yield* navigation
+          const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
+          stop()
+          const answered = yield* dialogs.since(tab, dialogSeq)
+          const effects: ActionEffects = {
+            ...(answered.length > 0
+              ? {
+                dialogs: answered.map((d): ActionDialog => ({
+                  type: d.type,
+                  message: d.message,
+                  answer: d.answer,
+                  armed: d.armed,
+                  ...(d.promptText !== null ? { promptText: d.promptText } : {})
+                }))
+              }
+              : {}),
+            ...(tabsOpened.length > 0 ? { newTabs: tabsOpened } : {}),
+            ...(saved.length > 0 ? { downloads: saved } : {}),
+            ...(moved !== undefined ? { navigation: moved } : {})
+          }
+          return effects
+        }).pipe(Effect.withSpan("SideEffects.finish"))
+
+        const w: EffectsWatch = { finish }
+        return yield* Effect.as(Effect.addFinalizer(() => Effect.sync(stop)), w)
+      })
+
+    return { watch } as const
+  })
+}) {}

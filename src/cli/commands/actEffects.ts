@@ -1,0 +1,44 @@
+import type { ActResult } from "../../domain/browser.js"
+
+// What an action caused, for a person or a model reading the CLI: one line per dialog, tab, download and
+// navigation, each with what to do next where there is something to do; then the snapshot asked for.
+
+const quoted = (s: string, max = 200) => JSON.stringify(s.length <= max ? s : `${s.slice(0, max)}…`)
+
+export const effectLines = (r: ActResult): Array<string> => {
+  const lines: Array<string> = []
+  for (const d of r.dialogs ?? []) {
+    const how = d.answer === "accepted" && d.promptText !== undefined ? `accepted with ${quoted(d.promptText)}` : d.answer
+    lines.push(
+      `dialog: ${d.type} ${quoted(d.message)} was ${how}${
+        d.armed ? "" : " (by default; to answer the next one otherwise, run `svc browser dialog --accept` or `--dismiss` before the action)"
+      }`
+    )
+  }
+  for (const t of r.newTabs ?? []) {
+    lines.push(`new tab [${t.index}] ${t.targetId}${t.url !== "" ? ` ${t.url}` : ""} (switch to it: \`svc browser tab select ${t.index}\`)`)
+  }
+  for (const d of r.downloads ?? []) {
+    if (d.path !== undefined && d.inProgress !== true) {
+      lines.push(`downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}`)
+    } else if (d.inProgress === true) {
+      lines.push(`downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done`)
+    } else {
+      lines.push(`download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}`)
+    }
+  }
+  const n = r.navigation
+  if (n !== undefined) {
+    lines.push(
+      `${n.sameDocument === true ? "moved within the page to" : "navigated to"} ${n.url}${n.status !== undefined ? ` (HTTP ${n.status})` : ""}${
+        n.title !== "" ? `: ${n.title}` : ""
+      }`
+    )
+  }
+  if (r.snapshotError !== undefined) lines.push(r.snapshotError)
+  if (r.snapshot !== undefined) lines.push("", r.snapshot.snapshot)
+  return lines
+}
+
+/** The action's own line, then what it caused. */
+export const withEffects = (line: string, r: ActResult): string => [line, ...effectLines(r)].join("\n")

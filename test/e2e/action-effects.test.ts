@@ -1,0 +1,167 @@
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeCdpPort, type Gateway, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
+
+// An action's answer says what happened because of it, through the real path (bin/svc → gateway →
+// playwright → Chromium): the dialog it opened and how it was answered, the tab it opened, the file it
+// downloaded, where the tab went; and, asked, the tab's snapshot after it in the same answer.
+
+const NAME = `effects-${crypto.randomBytes(4).toString("hex")}.txt`
+const CONTENT = `hello from ${NAME}\n`
+
+const home = `<!doctype html><title>Effects</title>
+<p id="out">nothing yet</p>
+<button onclick="out.textContent = confirm('Delete the draft?') ? 'deleted' : 'kept'">Delete draft</button>
+<button onclick="out.textContent = 'name: ' + prompt('Your name?', 'Ada')">Ask name</button>
+<a href="/other" target="_blank">Open in new tab</a>
+<button onclick="window.open('/other')">Pop up</button>
+<a href="/file">Get file</a>
+<a href="/other">Go to other</a>
+<button onclick="history.pushState({}, '', '/moved'); document.title = 'Moved'">Move within</button>
+<button onclick="count.textContent = String(Number(count.textContent) + 1)">Count up</button>
+<p>Count: <span id="count">0</span></p>
+<button onclick="out.textContent = 'plain'">Plain</button>`
+
+const other = `<!doctype html><title>Other page</title><h1>Other</h1>`
+
+describe("an action's answer says what it caused", () => {
+  let gw: Gateway
+  let server: http.Server
+  let origin = ""
+  const saved: Array<string> = []
+
+  const svcJson = async (...args: Array<string>) => {
+    const r = await gw.svc(...args, "--json")
+    expect(r.code, r.stderr + r.stdout).toBe(0)
+    return JSON.parse(r.stdout)
+  }
+  const open = async () => {
+    expect((await gw.svc("browser", "navigate", `${origin}/`)).code).toBe(0)
+    return (await gw.svc("browser", "snapshot")).stdout
+  }
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const p = (req.url ?? "/").split("?")[0]
+      if (p === "/file") {
+        res.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-disposition": `attachment; filename="${NAME}"`
+        })
+        return res.end(CONTENT)
+      }
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(p === "/other" ? other : home)
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+    expect((await gw.svc("browser", "open", `${origin}/`)).code).toBe(0)
+  }, 60_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await new Promise((r) => server?.close(r))
+    for (const f of saved) fs.rmSync(f, { force: true })
+  })
+
+  it("a confirm() the click opened: its text and how it was answered, by default and as armed", async () => {
+    const snap = await open()
+    const ref = refOf(snap, /button "Delete draft"/)
+    const r = await svcJson("browser", "click", ref)
+    expect(r.dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "dismissed", armed: false }])
+    const human = await gw.svc("browser", "click", ref)
+    expect(human.stdout).toContain(`clicked ${ref}`)
+    expect(human.stdout).toContain('dialog: confirm "Delete the draft?" was dismissed')
+
+    expect((await gw.svc("browser", "dialog", "--accept")).code).toBe(0)
+    const accepted = await svcJson("browser", "click", ref)
+    expect(accepted.dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "accepted", armed: true }])
+    expect((await svcJson("browser", "evaluate", "() => out.textContent")).result).toBe("deleted")
+
+    const ask = refOf(snap, /button "Ask name"/)
+    const prompted = await svcJson("browser", "click", ask)
+    expect(prompted.dialogs).toEqual([{ type: "prompt", message: "Your name?", answer: "dismissed", armed: false }])
+  }, 60_000)
+
+  it("a target=_blank link and window.open: the new tab's targetId and index, as `tabs` lists it", async () => {
+    const snap = await open()
+    for (const pattern of [/link "Open in new tab"/, /button "Pop up"/]) {
+      const r = await svcJson("browser", "click", refOf(snap, pattern))
+      expect(r.newTabs).toHaveLength(1)
+      const tab = r.newTabs[0]
+      expect(tab.targetId).toMatch(/^[0-9A-F]{32}$/i)
+      const listed = (await svcJson("browser", "tabs")).tabs.find((t: { targetId: string }) => t.targetId === tab.targetId)
+      expect(listed).toBeDefined()
+      expect(listed.index).toBe(tab.index)
+      // The action stays on its own tab.
+      expect(r.targetId).not.toBe(tab.targetId)
+      expect(r.navigation).toBeUndefined()
+    }
+    const human = await gw.svc("browser", "click", refOf(snap, /link "Open in new tab"/))
+    expect(human.stdout).toMatch(/new tab \[\d+\] [0-9A-F]{32}/i)
+    expect(human.stdout).toContain("tab select")
+  }, 60_000)
+
+  it("a download link: the file is saved whole in the downloads root, a second one under a new name", async () => {
+    const snap = await open()
+    const ref = refOf(snap, /link "Get file"/)
+    const first = await svcJson("browser", "click", ref)
+    expect(first.downloads).toHaveLength(1)
+    const d = first.downloads[0]
+    saved.push(d.path)
+    expect(path.basename(d.path)).toBe(NAME)
+    expect(d.suggestedFilename).toBe(NAME)
+    expect(d.bytes).toBe(Buffer.byteLength(CONTENT))
+    expect(fs.readFileSync(d.path, "utf8")).toBe(CONTENT)
+    expect(fs.statSync(d.path).mode & 0o777).toBe(0o600)
+
+    const second = await gw.svc("browser", "click", ref)
+    expect(second.code).toBe(0)
+    const again = /downloaded (.+) \(\d+ bytes\)/.exec(second.stdout)?.[1]
+    expect(again, second.stdout).toBeDefined()
+    saved.push(again!)
+    expect(again).not.toBe(d.path)
+    expect(path.dirname(again!)).toBe(path.dirname(d.path))
+    expect(fs.readFileSync(again!, "utf8")).toBe(CONTENT)
+    // The first file is untouched.
+    expect(fs.readFileSync(d.path, "utf8")).toBe(CONTENT)
+  }, 60_000)
+
+  it("a link to another page: the new URL, title and status; a pushState move says it stayed in the document", async () => {
+    let snap = await open()
+    const r = await svcJson("browser", "click", refOf(snap, /link "Go to other"/))
+    expect(r.navigation).toEqual({ url: `${origin}/other`, title: "Other page", status: 200 })
+    const human = await gw.svc("browser", "back")
+    expect(human.code).toBe(0)
+
+    snap = await open()
+    const moved = await svcJson("browser", "click", refOf(snap, /button "Move within"/))
+    expect(moved.navigation).toEqual({ url: `${origin}/moved`, title: "Moved", sameDocument: true })
+    snap = await open()
+    const text = await gw.svc("browser", "click", refOf(snap, /link "Go to other"/))
+    expect(text.stdout).toContain(`navigated to ${origin}/other (HTTP 200): Other page`)
+  }, 60_000)
+
+  it("an action without side effects says nothing more; --snapshot returns the page after it in the same answer", async () => {
+    const snap = await open()
+    const plain = await svcJson("browser", "click", refOf(snap, /button "Plain"/))
+    expect(Object.keys(plain).sort()).toEqual(["kind", "targetId", "url"])
+    const human = await gw.svc("browser", "click", refOf(snap, /button "Plain"/))
+    expect(human.stdout.trim()).toBe(`clicked ${refOf(snap, /button "Plain"/)} (${origin}/)`)
+
+    const counted = await svcJson("browser", "click", refOf(snap, /button "Count up"/), "--snapshot")
+    expect(counted.snapshot.snapshot).toMatch(/Count: 1|text: "?1"?/)
+    expect(counted.snapshot.targetId).toBe(counted.targetId)
+    // Its refs act, like any snapshot's.
+    const again = await gw.svc("browser", "click", refOf(counted.snapshot.snapshot, /button "Count up"/), "--snapshot")
+    expect(again.code).toBe(0)
+    const lines = again.stdout.split("\n")
+    expect(lines[0]).toMatch(/^clicked \d+/)
+    expect(again.stdout).toMatch(/Count: 2|text: "?2"?/)
+    expect(again.stdout).toContain('button "Count up"')
+  }, 60_000)
+})
