@@ -360,8 +360,6 @@ export type ActionDownload = typeof ActionDownload.Type
 export const ActionNavigation = Schema.Struct({
   url: Schema.String,
   title: Schema.String,
-  /** The HTTP status of the new document (absent for a same-document move or when unknown). */
-  status: Schema.optional(Schema.Number),
   /** A move within the document (history.pushState, #anchor): no new document, refs still hold. */
   sameDocument: Schema.optional(Schema.Boolean)
 })

@@ -25,7 +25,8 @@ const home = `<!doctype html><title>Effects</title>
 <button onclick="history.pushState({}, '', '/moved'); document.title = 'Moved'">Move within</button>
 <button onclick="count.textContent = String(Number(count.textContent) + 1)">Count up</button>
 <p>Count: <span id="count">0</span></p>
-<button onclick="out.textContent = 'plain'">Plain</button>`
+<button onclick="out.textContent = 'plain'">Plain</button>
+<form action="/other"><input name="q" aria-label="Search"></form>`
 
 const other = `<!doctype html><title>Other page</title><h1>Other</h1>`
 
@@ -131,10 +132,10 @@ describe("an action's answer says what it caused", () => {
     expect(fs.readFileSync(d.path, "utf8")).toBe(CONTENT)
   }, 60_000)
 
-  it("a link to another page: the new URL, title and status; a pushState move says it stayed in the document", async () => {
+  it("a link to another page: the new URL and title; a pushState move says it stayed in the document", async () => {
     let snap = await open()
     const r = await svcJson("browser", "click", refOf(snap, /link "Go to other"/))
-    expect(r.navigation).toEqual({ url: `${origin}/other`, title: "Other page", status: 200 })
+    expect(r.navigation).toEqual({ url: `${origin}/other`, title: "Other page" })
     const human = await gw.svc("browser", "back")
     expect(human.code).toBe(0)
 
@@ -143,7 +144,12 @@ describe("an action's answer says what it caused", () => {
     expect(moved.navigation).toEqual({ url: `${origin}/moved`, title: "Moved", sameDocument: true })
     snap = await open()
     const text = await gw.svc("browser", "click", refOf(snap, /link "Go to other"/))
-    expect(text.stdout).toContain(`navigated to ${origin}/other (HTTP 200): Other page`)
+    expect(text.stdout).toContain(`navigated to ${origin}/other: Other page`)
+
+    // A form sent by Enter.
+    snap = await open()
+    const sent = await svcJson("browser", "type", refOf(snap, /textbox "Search"/), "cats", "--submit")
+    expect(sent.navigation).toEqual({ url: `${origin}/other?q=cats`, title: "Other page" })
   }, 60_000)
 
   it("an action without side effects says nothing more; --snapshot returns the page after it in the same answer", async () => {

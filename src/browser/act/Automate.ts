@@ -4,7 +4,7 @@ import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../..
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
-import { SideEffects } from "./SideEffects.js"
+import { type ActionEffects, SideEffects } from "./SideEffects.js"
 import { Capture } from "../snapshot/Capture.js"
 import { parseRef, Refs } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
@@ -218,8 +218,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
         }
         // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
-        yield* refs.settle(tab)
-        const effects = watch !== undefined ? yield* watch.finish : {}
+        // Beside it, the watch's last look at the browser: two round trips at once.
+        const [, effects] = yield* Effect.all([refs.settle(tab), watch !== undefined ? watch.finish : Effect.succeed<ActionEffects>({})], {
+          concurrency: 2
+        })
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
         return {

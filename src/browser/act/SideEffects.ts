@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
-import type { Download, Page, Response } from "playwright-core"
+import type { Download, Page } from "playwright-core"
 import type { ActionDialog, ActionDownload, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
 import { Dialogs } from "../inspect/Dialogs.js"
 import { Files } from "../inspect/Files.js"
@@ -77,7 +77,6 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         const urlBefore = page.url()
         const started: Array<StartedDownload> = []
         const opened: Array<Page> = []
-        let response: Response | undefined
 
         const onDownload = (download: Download) => {
           const from = download.page()
@@ -85,23 +84,18 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           if (Effect.runSync(files.isAwaited(from))) return
           started.push({ download, saved: Effect.runPromiseExit(files.saveStarted(download)) })
         }
-        const onResponse = (r: Response) => {
-          if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) response = r
-        }
         const onPage = (p: Page) => {
           opened.push(p)
           p.on("download", onDownload)
         }
         const context = page.context()
         page.on("download", onDownload)
-        page.on("response", onResponse)
         context.on("page", onPage)
         let stopped = false
         const stop = () => {
           if (stopped) return
           stopped = true
           page.off("download", onDownload)
-          page.off("response", onResponse)
           context.off("page", onPage)
           for (const p of opened) p.off("download", onDownload)
         }
@@ -131,11 +125,9 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
               page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
             )
           }
-          const status = crossed && response !== undefined && response.url() === page.url() ? response.status() : undefined
           const result: ActionNavigation = {
             url: page.url(),
             title: yield* sessions.title(page),
-            ...(status !== undefined ? { status } : {}),
             ...(crossed ? {} : { sameDocument: true })
           }
           return result

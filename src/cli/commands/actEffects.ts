@@ -30,7 +30,7 @@ export const effectLines = (r: ActResult): Array<string> => {
   const n = r.navigation
   if (n !== undefined) {
     lines.push(
-      `${n.sameDocument === true ? "moved within the page to" : "navigated to"} ${n.url}${n.status !== undefined ? ` (HTTP ${n.status})` : ""}${
+      `${n.sameDocument === true ? "moved within the page to" : "navigated to"} ${n.url}${
         n.title !== "" ? `: ${n.title}` : ""
       }`
     )
