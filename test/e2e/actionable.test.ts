@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // Actions wait for their element to become actionable, and a runaway script is stopped: through the real
@@ -171,5 +171,26 @@ describe("actions wait for their element; runaway scripts are stopped", () => {
     expect(pending.stderr).not.toContain("was stopped")
     expect(pending.stderr).toContain("timed out after 800ms")
     expect(await evaluate("() => document.title")).toBe("Late")
+  })
+
+  it("wait --fn waits for a truthy value: falsy values and async falsy values time out, a later truth ends it", async () => {
+    await fresh()
+    for (const fn of ["() => false", "() => 0", "() => null", "async () => false", "() => Promise.resolve('')", "false"]) {
+      const r = await gw.svc("browser", "wait", "--fn", fn, "--timeout", "700")
+      expect(r.code, `${fn}: ${r.stdout}`).not.toBe(0)
+      expect(r.stderr).toMatch(/timed out after 700ms|0\.7s/)
+      expect(r.ms).toBeGreaterThanOrEqual(600)
+    }
+    const body = { kind: "wait", fn: "() => false", timeoutMs: 500 }
+    const act = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, body)
+    expect(act.status).toBeGreaterThanOrEqual(400)
+    expect(act.json().message).toMatch(/timed out|0\.5s/)
+
+    await evaluate("() => { setTimeout(() => { window.later = 'yes' }, 600); return 1 }")
+    const later = await gw.svc("browser", "wait", "--fn", "async () => window.later === 'yes'", "--timeout", "5000")
+    expect(later.code, later.stderr).toBe(0)
+    expect(await evaluate("() => window.later")).toBe("yes")
+    // The wait leaves nothing behind in the page.
+    expect(await evaluate("() => Object.keys(window).filter((k) => k.startsWith('__svcWait')).length")).toBe(0)
   })
 })

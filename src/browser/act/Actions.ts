@@ -12,7 +12,9 @@ import {
   runAgentCodeOnPage,
   selectOptions,
   serialiseForAgent,
-  tagName
+  dropWaitSlot,
+  tagName,
+  waitCondition
 } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
@@ -416,18 +418,12 @@ const makeActions = () => {
           if (options.fn !== undefined) {
             const source = options.fn
             yield* runaway.arm(page)
+            const slot = `__svcWait_${Math.random().toString(36).slice(2)}`
             const handle = yield* steps.once(
               (timeout) =>
-                bounded(
-                  page.waitForFunction(async (src: string) => {
-                    const value: unknown = (0, eval)(src)
-                    return typeof value === "function" ? await (value as () => unknown)() : value
-                  }, source, { timeout }),
-                  timeout,
-                  "page.waitForFunction"
-                ),
+                bounded(page.waitForFunction(waitCondition, { source, slot }, { timeout }), timeout, "page.waitForFunction"),
               script(page, { waitedFor: "the function to return a truthy value" })
-            )
+            ).pipe(Effect.ensuring(Effect.ignore(call(() => page.evaluate(dropWaitSlot, slot)))))
             yield* Effect.ignore(call(() => handle.dispose()))
           }
         }))

@@ -118,3 +118,42 @@ export const selectOptions = (node: unknown) => {
 }
 
 export const tagName = (node: unknown) => (node as PageElement).tagName
+
+/**
+ * `wait --fn`: the agent's condition, polled by the library. Truthy only when the condition's value is: a
+ * condition that returns a promise (an async function) is awaited across polls in a slot on the window, so
+ * the promise object itself never counts as truthy.
+ */
+export const waitCondition = ({ source, slot }: { source: string; slot: string }): unknown => {
+  type Slot = { pending: boolean; value: unknown }
+  const w = globalThis as unknown as Record<string, Slot | undefined>
+  const held = w[slot]
+  if (held !== undefined) {
+    if (held.pending) return false
+    w[slot] = undefined
+    if (held.value) return held.value
+  }
+  const value: unknown = (0, eval)(source)
+  const result: unknown = typeof value === "function" ? (value as () => unknown)() : value
+  if (result !== null && typeof result === "object" && typeof (result as { then?: unknown }).then === "function") {
+    const s: Slot = { pending: true, value: undefined }
+    w[slot] = s
+    ;(result as Promise<unknown>).then(
+      (v) => {
+        s.pending = false
+        s.value = v
+      },
+      () => {
+        s.pending = false
+        s.value = false
+      }
+    )
+    return false
+  }
+  return result
+}
+
+/** Removes waitCondition's slot. */
+export const dropWaitSlot = (slot: string): void => {
+  delete (globalThis as unknown as Record<string, unknown>)[slot]
+}
