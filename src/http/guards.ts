@@ -1,4 +1,6 @@
-import { isLoopbackHostname } from "../platform/loopback.js"
+import { hostnameOf, isLoopbackHostname } from "../platform/loopback.js"
+
+export { hostnameOf }
 import { secretEquals } from "../platform/secrets.js"
 
 // Pure request checks shared by every listener: credentials in constant time, loopback Host names
@@ -43,17 +45,6 @@ export const checkCredentials = (
       ? "authentication required: send `Authorization: Bearer <gateway token>` (gateway.auth.token in svc.json), or the gateway password as `x-svc-password` or HTTP Basic"
       : "invalid credentials: the token or password does not match gateway.auth in svc.json"
   }
-}
-
-/** The hostname of a Host header (`name[:port]`, `[v6]:port`), lower-cased. */
-export const hostnameOf = (host: string): string => {
-  const h = host.trim().toLowerCase()
-  if (h.startsWith("[")) {
-    const end = h.indexOf("]")
-    return end < 0 ? h : h.slice(0, end + 1)
-  }
-  const colon = h.lastIndexOf(":")
-  return colon < 0 ? h : h.slice(0, colon)
 }
 
 export const checkHost = (host: string | undefined): AuthOutcome =>

@@ -3,7 +3,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
 import type { WebhookAnswer } from "./channel/Channel.js"
-import { isLoopbackAddress } from "../platform/loopback.js"
+import { hostnameOf, isLoopbackAddress, isLoopbackHostname } from "../platform/loopback.js"
 import { secretEquals } from "../platform/secrets.js"
 
 export const WEBHOOK_MAX_BYTES = 1024 * 1024
@@ -21,10 +21,24 @@ const forwardedClient = (headers: Readonly<Record<string, string | undefined>>):
 }
 
 /**
+ * Whether a browser sent the request: a page (any page the browser on this machine opened, the managed one
+ * included) can post to a loopback port, but a browser always says where the request comes from (Origin,
+ * Sec-Fetch-Site, -Dest, -User). A bridge server never sends those; Node's own fetch sends a lone
+ * `Sec-Fetch-Mode: cors`, which alone does not mark a browser.
+ */
+export const fromBrowser = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  headers["origin"] !== undefined ||
+  headers["sec-fetch-site"] !== undefined ||
+  headers["sec-fetch-dest"] !== undefined ||
+  headers["sec-fetch-user"] !== undefined ||
+  (headers["sec-fetch-mode"] !== undefined && headers["sec-fetch-mode"] !== "cors")
+
+/**
  * Who may post a webhook: the account password (query `password` or `guid`, or a header of either name,
- * compared in constant time), or a direct loopback request without forwarding headers. A request that
- * carries forwarding headers is proxied: only the password admits it, unless it comes from a trusted proxy
- * that names a loopback client. Checked before the body is read.
+ * compared in constant time), or a direct loopback request from a bridge on this machine: a loopback Host,
+ * no sign of a browser (fromBrowser), no forwarding headers. A request that carries forwarding headers is
+ * proxied: only the password admits it, unless it comes from a trusted proxy that names a loopback client.
+ * Checked before the body is read.
  */
 export const webhookAuthorised = (input: {
   readonly url: string
@@ -41,6 +55,10 @@ export const webhookAuthorised = (input: {
   if (given.length > 0) return false
   const remote = input.remoteAddress
   if (remote === undefined || !isLoopbackAddress(remote)) return false
+  if (fromBrowser(input.headers)) return false
+  // A name that resolves here but is not a loopback name is DNS rebinding: a page of that site, not the bridge.
+  const host = input.headers["host"]
+  if (host === undefined || !isLoopbackHostname(hostnameOf(host))) return false
   const proxied = FORWARDING_HEADERS.some((h) => input.headers[h] !== undefined)
   if (!proxied) return true
   const trusted = input.trustedProxies.some((p) => p.replace(/^::ffff:/, "") === remote.replace(/^::ffff:/, ""))
@@ -105,6 +123,12 @@ const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<B
   return source instanceof Http.IncomingMessage && !source.readableDidRead ? readNodeBody(source) : readStreamBody(request)
 }
 
+/** `application/json` or a `+json` type, with or without parameters. A page can send no other type without asking first. */
+const isJson = (contentType: string | undefined): boolean => {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase()
+  return type === "application/json" || (type !== undefined && /^application\/[\w.+-]+\+json$/.test(type))
+}
+
 const answer = (a: WebhookAnswer) => HttpServerResponse.unsafeJson(a.body, { status: a.status })
 
 /** The raw webhook route: auth first, then a body capped at 1 MiB, then JSON, then the channel. */
@@ -127,6 +151,12 @@ export const webhookHandler = (options: {
       return answer({
         status: 401,
         body: { error: "webhook refused: pass the channel password as ?password=… in the URL registered on the bridge server" }
+      })
+    }
+    if (!isJson(headers["content-type"])) {
+      return answer({
+        status: 415,
+        body: { error: `webhook refused: the body must be JSON (Content-Type: application/json), not ${JSON.stringify(headers["content-type"] ?? "none")}` }
       })
     }
     const declared = Number(headers["content-length"] ?? "0")

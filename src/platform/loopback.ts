@@ -20,3 +20,14 @@ export const isLocalHostname = (hostname: string): boolean => {
 
 /** A socket's remote address on loopback; IPv4-mapped IPv6 (`::ffff:127.0.0.1`) included. */
 export const isLoopbackAddress = (address: string): boolean => isLoopbackHostname(address.replace(/^::ffff:/, ""))
+
+/** The hostname of a Host header (`name[:port]`, `[v6]:port`), lower-cased. */
+export const hostnameOf = (host: string): string => {
+  const h = host.trim().toLowerCase()
+  if (h.startsWith("[")) {
+    const end = h.indexOf("]")
+    return end < 0 ? h : h.slice(0, end + 1)
+  }
+  const colon = h.lastIndexOf(":")
+  return colon < 0 ? h : h.slice(0, colon)
+}
