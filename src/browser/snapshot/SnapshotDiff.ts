@@ -2,8 +2,10 @@
 // is a diff and counts the lines, then only the changed lines (`- ` old, `+ ` new) with the line that
 // encloses each change (unmarked) so the model can tell where on the page it is.
 //
-// The line diff trims the common prefix and suffix, then runs Myers' O(ND) algorithm on the middle. It is
-// bounded (edit distance and work): a page that changed almost entirely is answered whole instead.
+// The line diff trims the common prefix and suffix, then runs Myers' O(ND) algorithm on the middle; a long
+// middle with changes all over is first split at the lines found once on both sides (nearly every line
+// with a ref is). It is bounded (edit distance and work): a page that changed almost entirely is answered
+// whole instead.
 
 /** One step of a line diff: a line kept (old index a, new index b), removed (a) or added (b). */
 export type LineOp =
@@ -12,13 +14,16 @@ export type LineOp =
   | { readonly kind: "insert"; readonly b: number }
 
 export interface DiffBounds {
-  /** The most edits (added + removed lines) the diff looks for. */
+  /** The most edits (added + removed lines) one search looks for: its memory grows with their square. */
   readonly maxEdits: number
-  /** The most steps the search may take, however few the edits. */
+  /** The most steps all searches together may take, however few the edits. */
   readonly maxWork: number
 }
 
 export const DEFAULT_BOUNDS: DiffBounds = { maxEdits: 1_500, maxWork: 20_000_000 }
+
+/** Steps a search may take before the lines found once on both sides split the text for it. */
+const DIRECT_WORK = 1_000_000
 
 /** Lines as small integers, equal lines equal numbers: the search then compares numbers. */
 const intern = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
@@ -31,17 +36,29 @@ const intern = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
     }
     return id
   }
-  return { a: Int32Array.from(a, idOf), b: Int32Array.from(b, idOf) }
+  return { a: Int32Array.from(a, idOf), b: Int32Array.from(b, idOf), distinct: ids.size }
+}
+
+interface Budget {
+  work: number
 }
 
 /**
- * Myers' shortest edit script of a → b as ops (indices into a and b), or undefined when it needs more than
- * the bounds allow. Keeps each round's furthest-reaching x per diagonal to walk back the path.
+ * Myers' shortest edit script of a → b as ops (indices into a and b, plus the offsets), or undefined when
+ * it needs more than maxEdits edits or more work than the budget has left (the work done is charged
+ * either way). Keeps each round's furthest-reaching x per diagonal to walk back the path.
  */
-const myers = (a: Int32Array, b: Int32Array, bounds: DiffBounds): Array<LineOp> | undefined => {
+const myers = (
+  a: Int32Array,
+  b: Int32Array,
+  offsets: { readonly a: number; readonly b: number },
+  maxEdits: number,
+  budget: Budget,
+  workLimit: number
+): Array<LineOp> | undefined => {
   const n = a.length
   const m = b.length
-  const maxD = Math.min(n + m, bounds.maxEdits)
+  const maxD = Math.min(n + m, maxEdits)
   const offset = maxD + 1
   const v = new Int32Array(2 * maxD + 3)
   const trace: Array<Int32Array> = []
@@ -51,11 +68,12 @@ const myers = (a: Int32Array, b: Int32Array, bounds: DiffBounds): Array<LineOp> 
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1
       let y = x - k
+      const from = x
       while (x < n && y < m && a[x] === b[y]) {
         x++
         y++
       }
-      work += 1 + x - v[offset + k]!
+      work += 1 + x - from
       v[offset + k] = x
       if (x >= n && y >= m) {
         found = d
@@ -63,12 +81,14 @@ const myers = (a: Int32Array, b: Int32Array, bounds: DiffBounds): Array<LineOp> 
       }
     }
     trace.push(v.slice(offset - d, offset + d + 1))
-    if (work > bounds.maxWork) return undefined
+    if (work > workLimit) break
   }
+  budget.work -= work
   if (found < 0) return undefined
   const ops: Array<LineOp> = []
   let x = n
   let y = m
+  const equal = () => ops.push({ kind: "equal", a: --x + offsets.a, b: --y + offsets.b })
   for (let d = found; d > 0; d--) {
     const prev = trace[d - 1]!
     const at = (k: number) => prev[k + d - 1]!
@@ -77,23 +97,76 @@ const myers = (a: Int32Array, b: Int32Array, bounds: DiffBounds): Array<LineOp> 
     const prevK = down ? k + 1 : k - 1
     const prevX = at(prevK)
     const prevY = prevX - prevK
-    while (x > prevX && y > prevY) ops.push({ kind: "equal", a: --x, b: --y })
-    if (down) ops.push({ kind: "insert", b: --y })
-    else ops.push({ kind: "delete", a: --x })
+    while (x > prevX && y > prevY) equal()
+    if (down) ops.push({ kind: "insert", b: --y + offsets.b })
+    else ops.push({ kind: "delete", a: --x + offsets.a })
   }
-  while (x > 0 && y > 0) ops.push({ kind: "equal", a: --x, b: --y })
+  while (x > 0 && y > 0) equal()
   return ops.reverse()
 }
 
 /**
- * The line diff of before → after: common prefix and suffix kept, a minimal diff of the middle. Undefined
- * when the middle needs more edits or work than the bounds allow.
+ * The lines found exactly once in a[aLo, aHi) and once in b[bLo, bHi), the longest run of them in the
+ * same order on both sides (patience sorting): fixed points to split a long text's diff at.
+ */
+const uniqueAnchors = (
+  a: Int32Array,
+  b: Int32Array,
+  range: Range,
+  scratch: { readonly countA: Int32Array; readonly countB: Int32Array; readonly posA: Int32Array }
+): Array<readonly [number, number]> => {
+  const { countA, countB, posA } = scratch
+  for (let i = range.aLo; i < range.aHi; i++) {
+    countA[a[i]!]!++
+    posA[a[i]!] = i
+  }
+  for (let j = range.bLo; j < range.bHi; j++) countB[b[j]!]!++
+  const pairs: Array<readonly [number, number]> = []
+  for (let j = range.bLo; j < range.bHi; j++) {
+    const id = b[j]!
+    if (countA[id] === 1 && countB[id] === 1) pairs.push([posA[id]!, j])
+  }
+  for (let i = range.aLo; i < range.aHi; i++) countA[a[i]!] = 0
+  for (let j = range.bLo; j < range.bHi; j++) countB[b[j]!] = 0
+  // Longest increasing run of a-positions among pairs in b order.
+  const tails: Array<number> = []
+  const back = new Int32Array(pairs.length)
+  pairs.forEach(([ai], p) => {
+    let lo = 0
+    let hi = tails.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (pairs[tails[mid]!]![0] < ai) lo = mid + 1
+      else hi = mid
+    }
+    back[p] = lo > 0 ? tails[lo - 1]! : -1
+    tails[lo] = p
+  })
+  const anchors: Array<readonly [number, number]> = []
+  for (let p = tails.length > 0 ? tails[tails.length - 1]! : -1; p >= 0; p = back[p]!) anchors.push(pairs[p]!)
+  return anchors.reverse()
+}
+
+interface Range {
+  readonly aLo: number
+  readonly aHi: number
+  readonly bLo: number
+  readonly bHi: number
+}
+
+type Task = { readonly kind: "range"; readonly range: Range } | { readonly kind: "equal"; readonly a: number; readonly b: number }
+
+/**
+ * The line diff of before → after: common prefix and suffix kept, then a minimal diff of the middle. A
+ * middle too long or too changed for one search is split at the lines found once on both sides, and each
+ * part searched on its own. Undefined when that takes more edits or work than the bounds allow.
  */
 export const diffLines = (
   before: ReadonlyArray<string>,
   after: ReadonlyArray<string>,
   bounds: DiffBounds = DEFAULT_BOUNDS
 ): ReadonlyArray<LineOp> | undefined => {
+  // The common ends first, on the strings: a small change to a long text never interns all of it.
   let start = 0
   while (start < before.length && start < after.length && before[start] === after[start]) start++
   let endA = before.length
@@ -102,15 +175,10 @@ export const diffLines = (
     endA--
     endB--
   }
+  const middle = diffMiddle(intern(before.slice(start, endA), after.slice(start, endB)), bounds)
+  if (middle === undefined) return undefined
   const ops: Array<LineOp> = []
   for (let i = 0; i < start; i++) ops.push({ kind: "equal", a: i, b: i })
-  const { a, b } = intern(before.slice(start, endA), after.slice(start, endB))
-  const middle = a.length === 0
-    ? Array.from(b, (_, j): LineOp => ({ kind: "insert", b: j }))
-    : b.length === 0
-    ? Array.from(a, (_, i): LineOp => ({ kind: "delete", a: i }))
-    : myers(a, b, bounds)
-  if (middle === undefined) return undefined
   for (const op of middle) {
     ops.push(
       op.kind === "equal"
@@ -121,6 +189,66 @@ export const diffLines = (
     )
   }
   for (let i = 0; i < before.length - endA; i++) ops.push({ kind: "equal", a: endA + i, b: endB + i })
+  return ops
+}
+
+/** a → b (interned lines): searched whole when one bounded search is enough, else split at anchors. */
+const diffMiddle = (
+  { a, b, distinct }: { readonly a: Int32Array; readonly b: Int32Array; readonly distinct: number },
+  bounds: DiffBounds
+): Array<LineOp> | undefined => {
+  const budget: Budget = { work: bounds.maxWork }
+  let scratch: Parameters<typeof uniqueAnchors>[3] | undefined
+  const ops: Array<LineOp> = []
+  // Depth first, parts pushed last to first: ops come out in order.
+  const tasks: Array<Task> = [{ kind: "range", range: { aLo: 0, aHi: a.length, bLo: 0, bHi: b.length } }]
+  while (tasks.length > 0) {
+    const task = tasks.pop()!
+    if (task.kind === "equal") {
+      ops.push(task)
+      continue
+    }
+    let { aHi, aLo, bHi, bLo } = task.range
+    const suffix: Array<LineOp> = []
+    while (aLo < aHi && bLo < bHi && a[aLo] === b[bLo]) ops.push({ kind: "equal", a: aLo++, b: bLo++ })
+    while (aHi > aLo && bHi > bLo && a[aHi - 1] === b[bHi - 1]) suffix.push({ kind: "equal", a: --aHi, b: --bHi })
+    budget.work -= task.range.aHi - task.range.aLo + task.range.bHi - task.range.bLo
+    const range = { aLo, aHi, bLo, bHi }
+    if (aLo === aHi || bLo === bHi) {
+      for (let i = aLo; i < aHi; i++) ops.push({ kind: "delete", a: i })
+      for (let j = bLo; j < bHi; j++) ops.push({ kind: "insert", b: j })
+    } else {
+      const sub = (limit: number) =>
+        myers(a.subarray(aLo, aHi), b.subarray(bLo, bHi), { a: aLo, b: bLo }, bounds.maxEdits, budget, limit)
+      const direct = sub(Math.min(DIRECT_WORK, budget.work))
+      if (direct !== undefined) {
+        for (const op of direct) ops.push(op)
+      } else {
+        scratch ??= { countA: new Int32Array(distinct), countB: new Int32Array(distinct), posA: new Int32Array(distinct) }
+        const anchors = uniqueAnchors(a, b, range, scratch)
+        budget.work -= aHi - aLo + bHi - bLo
+        if (anchors.length === 0) {
+          const searched = budget.work > 0 ? sub(budget.work) : undefined
+          if (searched === undefined) return undefined
+          for (const op of searched) ops.push(op)
+        } else {
+          // Suffix first (popped last), then each part and anchor from the end.
+          for (const op of suffix) tasks.push(op as Task)
+          suffix.length = 0
+          let next = { a: aHi, b: bHi }
+          for (let x = anchors.length - 1; x >= 0; x--) {
+            const [ai, bi] = anchors[x]!
+            tasks.push({ kind: "range", range: { aLo: ai + 1, aHi: next.a, bLo: bi + 1, bHi: next.b } })
+            tasks.push({ kind: "equal", a: ai, b: bi })
+            next = { a: ai, b: bi }
+          }
+          tasks.push({ kind: "range", range: { aLo, aHi: next.a, bLo, bHi: next.b } })
+        }
+      }
+    }
+    for (let s = suffix.length - 1; s >= 0; s--) ops.push(suffix[s]!)
+    if (budget.work < 0) return undefined
+  }
   return ops
 }
 
