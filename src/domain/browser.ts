@@ -170,7 +170,8 @@ export const SnapshotResult = Schema.Struct({
    * With diff: what `snapshot` holds. `base` previous: the lines changed since the tab's last snapshot
    * (`refs`: the refs on the lines shown); otherwise the whole snapshot, because there was none (`none`),
    * the page navigated since (`navigated`), it was taken with other options (`otherOptions`) or most lines
-   * changed (`mostlyChanged`). The counts are lines, present when the two were compared.
+   * changed (`mostlyChanged`). The counts are lines, present when the two were compared; `stats` still
+   * describe the whole snapshot.
    */
   diff: Schema.optional(
     Schema.Struct({

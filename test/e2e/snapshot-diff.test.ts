@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // `snapshot --diff` through the real path (bin/svc → gateway → playwright-core → Chromium): after one
@@ -124,6 +124,18 @@ describe("snapshot --diff", () => {
     const after = await svcOk("browser", "snapshot", "--interactive")
     expect(refOf(after, /link "Other page"/)).toBe(linkRef)
     expect(refOf(after, /link "Item 77"/)).toBe(refOf(whole.snapshot, /link "Item 77"/))
+  })
+
+  it("the control API takes diff as a query flag", async () => {
+    await svcOk("browser", "open", pages.url("/other"))
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    const first = await request(gw.controlPort, "GET", "/snapshot?diff", auth)
+    expect(first.status, first.body).toBe(200)
+    expect(first.json().diff).toEqual({ base: "none", whole: true })
+    const again = await request(gw.controlPort, "GET", "/snapshot?diff=true", auth)
+    expect(again.json().diff).toMatchObject({ base: "previous", whole: false, added: 0, removed: 0, changed: 0 })
+    expect(again.json().snapshot).toMatch(/^\[no change since this tab's last snapshot/)
+    expect(again.json().refs).toEqual({})
   })
 
   it("aria snapshots refuse --diff, saying why", async () => {
