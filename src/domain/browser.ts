@@ -133,7 +133,9 @@ export const SnapshotQuery = Schema.Struct({
   selector: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   frame: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   efficient: Schema.optional(QueryFlag),
-  labels: Schema.optional(QueryFlag)
+  labels: Schema.optional(QueryFlag),
+  /** ai and role: only what changed since this tab's last snapshot (whole when nothing compares, saying why). */
+  diff: Schema.optional(QueryFlag)
 })
 export type SnapshotQuery = typeof SnapshotQuery.Type
 
@@ -163,7 +165,24 @@ export const SnapshotResult = Schema.Struct({
   refs: Schema.optional(Schema.Record({ key: Schema.String, value: RefInfo })),
   stats: Schema.optional(SnapshotStats),
   /** With labels: a viewport screenshot with each visible ref's label drawn on its element. */
-  labelsPath: Schema.optional(Schema.String)
+  labelsPath: Schema.optional(Schema.String),
+  /**
+   * With diff: what `snapshot` holds. `base` previous: the lines changed since the tab's last snapshot
+   * (`refs`: the refs on the lines shown); otherwise the whole snapshot, because there was none (`none`),
+   * the page navigated since (`navigated`), it was taken with other options (`otherOptions`) or most lines
+   * changed (`mostlyChanged`). The counts are lines, present when the two were compared; `stats` still
+   * describe the whole snapshot.
+   */
+  diff: Schema.optional(
+    Schema.Struct({
+      base: Schema.Literal("previous", "none", "navigated", "otherOptions", "mostlyChanged"),
+      whole: Schema.Boolean,
+      added: Schema.optional(Schema.Number),
+      removed: Schema.optional(Schema.Number),
+      changed: Schema.optional(Schema.Number),
+      unchanged: Schema.optional(Schema.Number)
+    })
+  )
 })
 export type SnapshotResult = typeof SnapshotResult.Type
 

@@ -5,7 +5,8 @@
 //  - the efficient snapshot's size beside the full AI snapshot on the large page;
 //  - click by ref through the control API (an AI ref and a role ref, with the checks that make a ref hit
 //    only the element its snapshot showed) vs playwright-core clicking the same button directly, on the
-//    small page, interleaved.
+//    small page, interleaved;
+//  - snapshot --diff on the large page after one counter click vs the full snapshot: chars and ms.
 
 import { spawn } from "node:child_process"
 import * as http from "node:http"
@@ -176,6 +177,39 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         const count = await direct.locator("#count").textContent()
         if (count !== "22") throw new Error(`expected 22 clicks to land, saw ${count}`)
         results.clickByRef = { medianMs: round(median(times)), runs: times.length }
+        // snapshot --diff after one counter click vs the full snapshot, interleaved (each after its own click).
+        const snapshotPath = (diff) => `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}&limit=10000000${diff ? "&diff=true" : ""}`
+        const clickOnce = () => post(controlPort, token, "/act?profile=svc", { kind: "click", ref, targetId: tab.targetId })
+        await get(controlPort, token, snapshotPath(false))
+        const diffMs = []
+        const fullMs = []
+        let diffChars = 0
+        let fullChars = 0
+        for (let i = 0; i < runs + 2; i++) {
+          await clickOnce()
+          let t0 = performance.now()
+          const d = await get(controlPort, token, snapshotPath(true))
+          const dm = performance.now() - t0
+          if (d.diff?.base !== "previous") throw new Error(`expected a diff, got ${JSON.stringify(d.diff)}`)
+          await clickOnce()
+          t0 = performance.now()
+          const f = await get(controlPort, token, snapshotPath(false))
+          const fm = performance.now() - t0
+          if (i < 2) continue
+          diffMs.push(dm)
+          fullMs.push(fm)
+          diffChars = d.snapshot.length
+          fullChars = f.snapshot.length
+        }
+        results.snapshotDiff = {
+          diffChars,
+          fullChars,
+          charsRatio: Math.round((diffChars / fullChars) * 10000) / 10000,
+          diffMs: round(median(diffMs)),
+          fullMs: round(median(fullMs)),
+          msRatio: Math.round((median(diffMs) / median(fullMs)) * 100) / 100,
+          runs
+        }
       }
     }
   } finally {

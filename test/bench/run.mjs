@@ -212,6 +212,8 @@ if (a !== undefined) {
   const c = a.clickApi
   console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x`)
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
+  const d = a.snapshotDiff
+  console.log(`snapshot --diff after one click, large page (median of ${d.runs}): ${d.diffChars} chars in ${d.diffMs} ms; full AI snapshot ${d.fullChars} chars in ${d.fullMs} ms; ratios ${d.charsRatio}x chars, ${d.msRatio}x time`)
 }
 const w = results.webhooks
 console.log(

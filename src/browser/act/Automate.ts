@@ -78,6 +78,15 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
                 "--efficient and --labels make a role snapshot (drop --format aria, or use --format role)"
             })
           }
+          if (query.diff === true) {
+            return yield* new InvalidRequest({
+              message: "--diff works on ai and role snapshots, whose refs it keeps stable; " +
+                (query.format === "aria"
+                  ? "drop --format aria"
+                  : "this gateway's snapshots default to aria (no automation library, or " +
+                    "browser.snapshotDefaults.mode says so): pass --format ai or --format role")
+            })
+          }
           return yield* capture.ariaSnapshot(query)
         }
         if (format === "ai" && roleFlags) {
@@ -96,7 +105,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           selector: query.selector,
           frame: query.frame,
           efficient,
-          labels: query.labels === true
+          labels: query.labels === true,
+          diff: query.diff === true
         })
         const labelsPath = out.labelsPng !== undefined ? yield* writeMedia("labels", "png", out.labelsPng) : undefined
         return {
@@ -108,7 +118,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           truncated: out.truncated,
           refs: out.refs,
           stats: out.stats,
-          ...(labelsPath !== undefined ? { labelsPath } : {})
+          ...(labelsPath !== undefined ? { labelsPath } : {}),
+          ...(out.diff !== undefined ? { diff: out.diff } : {})
         } satisfies SnapshotResult
       })
 

@@ -9,12 +9,18 @@ import { frameOrigin, labelsScreenshot } from "./Labels.js"
 import { readPageControls } from "./PageControls.js"
 import type { RefInfo, SnapshotStats } from "./RenderedSnapshot.js"
 import { parseRoleSnapshot, type RenderedRole, renderRoleSnapshot } from "./RoleSnapshot.js"
-import { type ResolvedSnapshotOptions, resolveSnapshotOptions, type SnapshotOptions } from "./SnapshotOptions.js"
+import { type DiffAnswer, diffAnswer, refOfLine, type SnapshotDiffInfo, wholeAnswer } from "./SnapshotDiff.js"
+import {
+  DEFAULT_LIMIT,
+  type ResolvedSnapshotOptions,
+  resolveSnapshotOptions,
+  type SnapshotOptions
+} from "./SnapshotOptions.js"
 import { errorText } from "../pages/promises.js"
 
 // AI and role snapshots of a tab through the automation library: ask playwright for the ARIA text, render
 // it (AiSnapshot, RoleSnapshot) while Refs records the refs it hands out, and add a labels screenshot
-// when asked.
+// when asked. The last text each tab was given is kept, so a snapshot can be answered as a diff against it.
 
 export interface SnapshotOutput {
   readonly format: "ai" | "role"
@@ -25,6 +31,60 @@ export interface SnapshotOutput {
   readonly url: string
   readonly title: string
   readonly labelsPng?: Uint8Array
+  /** With diff: what the text is (a diff against the tab's previous snapshot, or whole and why). */
+  readonly diff?: SnapshotDiffInfo
+}
+
+/** The last snapshot text a tab was given, and what it was taken of and with. */
+interface LastSnapshot {
+  readonly text: string
+  /** The options that shape the text, as flags (see optionsLabel). */
+  readonly options: string
+  readonly navigations: number
+  /** The library's page it was taken of: another one (re-attached) numbers its navigations afresh. */
+  readonly page: WeakRef<Page>
+}
+
+const MAX_REMEMBERED_TABS = 256
+
+/** The options that change a snapshot's text, as the flags that ask for them (`role --interactive`). */
+const optionsLabel = (o: ResolvedSnapshotOptions) =>
+  [
+    o.format,
+    ...(o.interactive ? ["--interactive"] : []),
+    ...(o.compact ? ["--compact"] : []),
+    ...(o.depth !== undefined ? [`--depth ${o.depth}`] : []),
+    ...(o.selector !== undefined ? [`--selector ${JSON.stringify(o.selector)}`] : []),
+    ...(o.frame !== undefined ? [`--frame ${JSON.stringify(o.frame)}`] : []),
+    ...(o.limit !== DEFAULT_LIMIT ? [`--limit ${o.limit}`] : [])
+  ].join(" ")
+
+/** The text against the tab's last snapshot: a diff when that one is comparable, else whole saying why. */
+const answerAsDiff = (last: LastSnapshot | undefined, now: Omit<LastSnapshot, "text">, text: string): DiffAnswer => {
+  if (last === undefined) {
+    return wholeAnswer(text, "none", "this is the first snapshot of this tab, so there is nothing to compare with")
+  }
+  if (last.page.deref() !== now.page.deref() || last.navigations !== now.navigations) {
+    return wholeAnswer(text, "navigated", "the page navigated since this tab's last snapshot (its refs no longer work)")
+  }
+  if (last.options !== now.options) {
+    return wholeAnswer(
+      text,
+      "otherOptions",
+      `this tab's last snapshot was taken with other options (${last.options}; this one: ${now.options})`
+    )
+  }
+  return diffAnswer(last.text, text)
+}
+
+/** The refs on the lines of the new snapshot that a diff shows (its added and context lines). */
+const refsShown = (all: Record<string, RefInfo>, lines: ReadonlyArray<string>): Record<string, RefInfo> => {
+  const shown: Record<string, RefInfo> = {}
+  for (const line of lines) {
+    const ref = refOfLine(line)
+    if (ref !== undefined && all[ref] !== undefined) shown[ref] = all[ref]
+  }
+  return shown
 }
 
 type SnapshotError = InvalidRequest | NotFound | BrowserUnavailable
@@ -67,8 +127,19 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
   effect: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
     const refs = yield* Refs
+    const lastOf = new Map<string, LastSnapshot>()
 
-    const snapshot = (tab: TabRef, page: Page, request: SnapshotOptions) =>
+    /** Keeps the tab's latest snapshot text and answers the one before (the most recently used tabs only). */
+    const remember = (tab: TabRef, entry: LastSnapshot) => {
+      const key = `${tab.profile}\u0000${tab.targetId}`
+      const before = lastOf.get(key)
+      lastOf.delete(key)
+      lastOf.set(key, entry)
+      if (lastOf.size > MAX_REMEMBERED_TABS) lastOf.delete(lastOf.keys().next().value!)
+      return before
+    }
+
+    const snapshot = (tab: TabRef, page: Page, request: SnapshotOptions & { readonly diff?: boolean | undefined }) =>
       Effect.gen(function*() {
         const o = resolveSnapshotOptions(request)
         const failed = snapshotError(page, o)
@@ -124,15 +195,19 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const labelsPng = o.labels
           ? yield* labelsScreenshot(page, rendered.boxes).pipe(Effect.mapError(failed))
           : undefined
+        const taken = { options: optionsLabel(o), navigations, page: new WeakRef(page) }
+        const before = remember(tab, { text: rendered.text, ...taken })
+        const answer = request.diff === true ? answerAsDiff(before, taken, rendered.text) : undefined
         const output: SnapshotOutput = {
           format: o.format,
-          snapshot: rendered.text,
-          refs: rendered.refs,
+          snapshot: answer?.text ?? rendered.text,
+          refs: answer?.shown !== undefined ? refsShown(rendered.refs, answer.shown) : rendered.refs,
           stats: rendered.stats,
           truncated: rendered.truncated,
           url: page.url(),
           title: yield* Fiber.join(title),
-          ...(labelsPng !== undefined ? { labelsPng } : {})
+          ...(labelsPng !== undefined ? { labelsPng } : {}),
+          ...(answer !== undefined ? { diff: answer.diff } : {})
         }
         return output
       }).pipe(Effect.withSpan("Snapshots.snapshot", { attributes: { format: request.format ?? "ai" } }))

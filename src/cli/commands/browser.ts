@@ -174,6 +174,11 @@ const snapshot = Command.make(
     ),
     efficient: flag("efficient", "interactive + compact, capped at 10,000 characters"),
     labels: flag("labels", "also save a screenshot with each visible ref's label drawn on it (MEDIA:<path>)"),
+    diff: flag(
+      "diff",
+      "only the lines changed since this tab's last snapshot (the whole snapshot after a navigation or with " +
+        "other options, saying so)"
+    ),
     targetId: targetIdOption
   },
   (args) =>
@@ -193,7 +198,8 @@ const snapshot = Command.make(
             ...(args.interactive ? { interactive: true } : {}),
             ...(args.compact ? { compact: true } : {}),
             ...(args.efficient ? { efficient: true } : {}),
-            ...(args.labels ? { labels: true } : {})
+            ...(args.labels ? { labels: true } : {}),
+            ...(args.diff ? { diff: true } : {})
           }
         }),
       (r) => (r.labelsPath !== undefined ? `${r.snapshot}\nMEDIA:${r.labelsPath}` : r.snapshot)
