@@ -170,4 +170,30 @@ describe("an action's answer says what it caused", () => {
     expect(again.stdout).toMatch(/Count: 2|text: "?2"?/)
     expect(again.stdout).toContain('button "Count up"')
   }, 60_000)
+
+  it("--diff after an action: only what changed since the tab's last snapshot, of the same kind; whole after a navigation", async () => {
+    await open()
+    const role = await gw.svc("browser", "snapshot", "--interactive")
+    const count = refOf(role.stdout, /button "Count up"/)
+    expect(count).toMatch(/^e\d+$/)
+    const r = await svcJson("browser", "click", count, "--diff")
+    expect(r.snapshot.diff).toMatchObject({ base: "previous" })
+    expect(r.snapshot.snapshot.split("\n").length).toBeLessThan(8)
+    expect(r.snapshot.format).toBe("role")
+
+    // The AI kind, after an AI snapshot: the counter's new value is the change.
+    const ai = (await gw.svc("browser", "snapshot")).stdout
+    const human = await gw.svc("browser", "click", refOf(ai, /button "Count up"/), "--diff")
+    expect(human.code, human.stderr).toBe(0)
+    const lines = human.stdout.trim().split("\n")
+    expect(lines.length).toBeLessThan(12)
+    expect(human.stdout).toMatch(/diff since this tab's last snapshot/)
+    expect(human.stdout).toMatch(/^\+ .*2/m)
+    expect(human.stdout).not.toContain("Open in new tab")
+
+    const moved = await svcJson("browser", "click", refOf(ai, /link "Go to other"/), "--diff")
+    expect(moved.navigation.url).toBe(`${origin}/other`)
+    expect(moved.snapshot.diff).toMatchObject({ base: "navigated", whole: true })
+    expect(moved.snapshot.snapshot).toContain("Other")
+  }, 60_000)
 })

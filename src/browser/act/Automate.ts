@@ -6,8 +6,10 @@ import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
 import { Capture } from "../snapshot/Capture.js"
-import { parseRef, Refs } from "./Refs.js"
+import type { Page } from "playwright-core"
+import { parseRef, Refs, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
+import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
 
@@ -96,7 +98,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           })
         }
         const { page, tab, target } = yield* pageOf(query.profile, query.targetId)
-        const out = yield* snapshots.snapshot(tab, page, {
+        return yield* snapshotOf(target.targetId, tab, page, {
           format,
           limit: query.limit,
           interactive: query.interactive === true,
@@ -108,10 +110,20 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           labels: query.labels === true,
           diff: query.diff === true
         })
+      })
+
+    const snapshotOf = (
+      targetId: string,
+      tab: TabRef,
+      page: Page,
+      options: SnapshotOptions & { readonly diff?: boolean | undefined }
+    ) =>
+      Effect.gen(function*() {
+        const out = yield* snapshots.snapshot(tab, page, options)
         const labelsPath = out.labelsPng !== undefined ? yield* writeMedia("labels", "png", out.labelsPng) : undefined
         return {
           format: out.format,
-          targetId: target.targetId,
+          targetId,
           url: out.url,
           title: out.title,
           snapshot: out.snapshot,
@@ -130,9 +142,16 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 
-    /** The tab's snapshot after an action; a snapshot that fails does not undo the action, it is said. */
-    const snapshotAfter = (profileName: string | undefined, targetId: string, request: ActRequest) =>
-      snapshot({ profile: profileName, targetId }).pipe(
+    /**
+     * The tab's snapshot after an action, of the kind its last snapshot was (the default kind for a tab
+     * without one); a snapshot that fails does not undo the action, it is said.
+     */
+    const snapshotAfter = (profileName: string | undefined, targetId: string, tab: TabRef, page: Page, request: ActRequest) =>
+      Effect.flatMap(snapshots.lastOptions(tab), (last) =>
+        last !== undefined
+          ? snapshotOf(targetId, tab, page, { ...last, diff: request.diff === true })
+          : snapshot({ profile: profileName, targetId, ...(request.diff === true ? { diff: true } : {}) })
+      ).pipe(
         Effect.map((s): { snapshot?: SnapshotResult; snapshotError?: string } => ({ snapshot: s })),
         Effect.catchAll((e) => Effect.succeed({ snapshotError: `the action was done, but its snapshot failed: ${e.message}` })),
         Effect.when(() => request.snapshot === true || request.diff === true),
@@ -245,7 +264,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             : {}),
           ...others,
           ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
-          ...(yield* snapshotAfter(profileName, target.targetId, request))
+          ...(yield* snapshotAfter(profileName, target.targetId, tab, page, request))
         } satisfies ActResult
       }))
 

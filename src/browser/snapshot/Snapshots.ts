@@ -43,6 +43,8 @@ interface LastSnapshot {
   readonly navigations: number
   /** The library's page it was taken of: another one (re-attached) numbers its navigations afresh. */
   readonly page: WeakRef<Page>
+  /** What it was asked with (an action's snapshot takes the same kind). */
+  readonly request: SnapshotOptions
 }
 
 const MAX_REMEMBERED_TABS = 256
@@ -195,7 +197,8 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const labelsPng = o.labels
           ? yield* labelsScreenshot(page, rendered.boxes).pipe(Effect.mapError(failed))
           : undefined
-        const taken = { options: optionsLabel(o), navigations, page: new WeakRef(page) }
+        const { diff: _diff, ...asked } = request
+        const taken = { options: optionsLabel(o), navigations, page: new WeakRef(page), request: { ...asked, labels: false } }
         const before = remember(tab, { text: rendered.text, ...taken })
         const answer = request.diff === true ? answerAsDiff(before, taken, rendered.text) : undefined
         const output: SnapshotOutput = {
@@ -212,7 +215,11 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         return output
       }).pipe(Effect.withSpan("Snapshots.snapshot", { attributes: { format: request.format ?? "ai" } }))
 
-    return { snapshot } as const
+    /** The options of the tab's last snapshot (labels left out), if it had one. */
+    const lastOptions = (tab: TabRef) =>
+      Effect.sync((): SnapshotOptions | undefined => lastOf.get(`${tab.profile}\u0000${tab.targetId}`)?.request)
+
+    return { snapshot, lastOptions } as const
   }),
   dependencies: [Refs.Default, PlaywrightSessions.Default]
 }) {}
