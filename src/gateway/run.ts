@@ -11,6 +11,7 @@ import { makeChannel } from "../msgbridge/channel/Channel.js"
 import { makeChannels } from "../msgbridge/channel/Channels.js"
 import { BrowserServicesLive } from "../browser/layer.js"
 import { ControlServerLive, GatewayServerLive } from "./layers.js"
+import { lockStateDir } from "./stateLock.js"
 
 const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
   const err = e as { _tag?: string; message?: string; cause?: { code?: string; message?: string } }
@@ -32,6 +33,8 @@ const describeStartError = (e: unknown, ports: { gateway: number; control: numbe
 const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   const store = yield* ConfigStore
   const t0 = performance.now()
+  // One gateway per state dir: a second one would answer every webhook again.
+  yield* lockStateDir(store.paths.stateDir, store.ports)
   const auth = yield* store.ensureAuth
   const config = yield* store.get
   const credentials = { token: auth.token, password: auth.password ?? config.gateway?.auth?.password }

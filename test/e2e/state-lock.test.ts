@@ -1,0 +1,54 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { type Gateway, makeStateDir, pidAlive, startGateway } from "../support/gateway.js"
+
+// One gateway per state dir: a second one on the same dir (another port) refuses to start and names the pid
+// that holds it; a lock left by a gateway killed with SIGKILL does not stand in the next one's way.
+
+describe("the state dir lock", () => {
+  const running: Array<Gateway> = []
+  afterEach(async () => {
+    for (const gw of running.splice(0)) await gw.stop()
+  })
+
+  it("a second gateway on the same state dir refuses to start and says which pid holds it", async () => {
+    const stateDir = makeStateDir()
+    const first = await startGateway({ stateDir })
+    running.push(first)
+    const lock = JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8"))
+    expect(lock.pid).toBe(first.process.pid)
+    expect(fs.statSync(path.join(stateDir, "gateway.lock")).mode & 0o777).toBe(0o600)
+
+    const second = await startGateway({ stateDir }).then(
+      (gw) => {
+        running.push(gw)
+        return undefined
+      },
+      (e: Error) => e.message
+    )
+    expect(second, "the second gateway started").toBeDefined()
+    expect(second).toContain(`in use by another gateway (pid ${first.process.pid}`)
+    expect(second).toContain("SVC_STATE_DIR")
+    // The first one is untouched and still answers.
+    expect((await first.svc("status")).code).toBe(0)
+
+    // Stopped cleanly, it leaves no lock; the next gateway starts.
+    expect(await first.stop()).toBe(0)
+    running.splice(0)
+    expect(fs.existsSync(path.join(stateDir, "gateway.lock"))).toBe(false)
+    running.push(await startGateway({ stateDir }))
+  }, 90_000)
+
+  it("a lock left by a gateway killed with SIGKILL is taken over", async () => {
+    const stateDir = makeStateDir()
+    const first = await startGateway({ stateDir })
+    first.process.kill("SIGKILL")
+    await first.stop()
+    expect(pidAlive(first.process.pid!)).toBe(false)
+    expect(fs.existsSync(path.join(stateDir, "gateway.lock"))).toBe(true)
+    const next = await startGateway({ stateDir })
+    running.push(next)
+    expect(JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8")).pid).toBe(next.process.pid)
+  }, 90_000)
+})
