@@ -39,6 +39,12 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const lastExits = yield* Ref.make(new Map<string, LastExit>())
     /** The tab each profile last opened or focused. */
     const currentTabs = yield* Ref.make(new Map<string, string>())
+    /**
+     * Profiles whose browser ended on its own (crashed, killed) and that no tab was opened or focused in
+     * since: how it ended. Their current tab went with that browser; the browser started again in its place
+     * has none, so a request without a targetId fails saying so instead of acting on a fresh blank tab.
+     */
+    const lostTabs = yield* Ref.make(new Map<string, LastExit>())
     /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
     const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
 
@@ -48,6 +54,14 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         timeoutMs: config.browser?.remoteCdpTimeoutMs ?? 1500,
         handshakeTimeoutMs: config.browser?.remoteCdpHandshakeTimeoutMs ?? 3000
       }))
+
+    const forgetLostTab = (profile: string) =>
+      Ref.update(lostTabs, (l) => {
+        if (!l.has(profile)) return l
+        const next = new Map(l)
+        next.delete(profile)
+        return next
+      })
 
     const liveLaunch = (name: string) =>
       Effect.map(SynchronizedRef.get(running), (m) => {
@@ -102,7 +116,10 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         const watcher = yield* launched.exit.pipe(
           Effect.flatMap((exit) =>
             Effect.zipRight(
-              Ref.update(lastExits, (m) => new Map(m).set(profile.name, exit)),
+              Effect.zipRight(
+                Ref.update(lastExits, (m) => new Map(m).set(profile.name, exit)),
+                Ref.update(lostTabs, (m) => new Map(m).set(profile.name, exit))
+              ),
               SynchronizedRef.update(running, (m) => {
                 if (m.get(profile.name)?.launched !== launched) return m
                 const next = new Map(m)
@@ -117,7 +134,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
         const ep = yield* endpointOf(launched.cdpUrl)
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
-        const first = launched.takenOver === true && tabs.length !== 1 ? undefined : tabs[0]
+        const lost = (yield* Ref.get(lostTabs)).has(profile.name)
+        const first = lost || (launched.takenOver === true && tabs.length !== 1) ? undefined : tabs[0]
         yield* Ref.update(currentTabs, (m) => {
           const next = new Map(m)
           if (first !== undefined) next.set(profile.name, first.targetId)
@@ -204,6 +222,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const start = (name: string | undefined) =>
       Effect.gen(function*() {
         const profile = yield* profiles.resolve(name)
+        // Started on purpose: a browser launched now is a fresh one, its first tab the current tab.
+        if ((yield* liveLaunch(profile.name)) === undefined) yield* forgetLostTab(profile.name)
         const { launched, elapsedMs } = yield* startProfile(profile)
         return { status: yield* statusOf(profile), launched, elapsedMs } satisfies StartResult
       })
@@ -227,6 +247,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           if (r === undefined) return [false, m] as const
           yield* Fiber.interrupt(r.watcher)
           yield* Scope.close(r.scope, Exit.void)
+          // Stopped on purpose: the next start's first tab is its current tab again.
+          yield* forgetLostTab(name)
           yield* Ref.update(currentTabs, (c) => {
             const next = new Map(c)
             next.delete(name)
@@ -266,12 +288,18 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
 
     const currentTab = (profile: string) => Effect.map(Ref.get(currentTabs), (m) => Option.fromNullable(m.get(profile)))
     const setCurrentTab = (profile: string, targetId: string | undefined) =>
-      Ref.update(currentTabs, (m) => {
-        const next = new Map(m)
-        if (targetId === undefined) next.delete(profile)
-        else next.set(profile, targetId)
-        return next
-      })
+      Effect.zipRight(
+        Ref.update(currentTabs, (m) => {
+          const next = new Map(m)
+          if (targetId === undefined) next.delete(profile)
+          else next.set(profile, targetId)
+          return next
+        }),
+        targetId === undefined ? Effect.void : forgetLostTab(profile)
+      )
+
+    /** How the profile's browser ended, when its current tab went with it (see lostTabs). */
+    const lostTab = (profile: string) => Effect.map(Ref.get(lostTabs), (m) => Option.fromNullable(m.get(profile)))
 
     // Stop every browser we launched when the gateway stops.
     yield* Effect.addFinalizer(() =>
@@ -307,6 +335,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       endpoint,
       currentTab,
       setCurrentTab,
+      lostTab,
       deleteProfile,
       listProfiles,
       runningProfiles,

@@ -76,7 +76,7 @@ const hints = (tail: string, opts: LaunchOptions): string => {
 
 const showTail = (tail: string): string => (tail.trim() === "" ? " It printed nothing on stderr." : ` Its stderr ended with:\n${tail}`)
 
-const describeExit = (e: BrowserExit): string =>
+export const describeExit = (e: BrowserExit): string =>
   e.signal !== null ? `was killed by ${e.signal}` : e.code !== null ? `exited with code ${e.code}` : "could not be started"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -217,7 +217,8 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           userDataDir: opts.userDataDir,
           startedAt: proc.startedAt.toISOString(),
           elapsedMs,
-          isRunning: () => !proc.exited() && (pid === proc.pid || isAlive(pid)),
+          // The pid itself is asked: the exit event comes a moment after a kill, and a zombie is not running.
+          isRunning: () => !proc.exited() && isAlive(pid),
           exit: Deferred.await(proc.exit),
           stderrTail: proc.tail
         } satisfies LaunchedBrowser

@@ -9,6 +9,7 @@ import { normaliseTabUrl } from "../cdp/tabUrl.js"
 import { PlaywrightSessions } from "./Playwright.js"
 import type { ResolvedProfile } from "../launch/Profiles.js"
 import { makeTabOrder } from "./tabOrder.js"
+import { describeExit } from "../launch/ChromeLauncher.js"
 
 /**
  * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
@@ -120,6 +121,14 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const targets = yield* cdp.listTabs(endpoint)
         const target = Option.flatMap(current, (id) => Option.fromNullable(targets.find((t) => t.targetId === id)))
         if (Option.isNone(target)) {
+          const lost = yield* browsers.lostTab(profile.name)
+          if (Option.isSome(lost)) {
+            return yield* new Conflict({
+              message: `the browser of profile "${profile.name}" ${describeExit(lost.value)} and was started again: ` +
+                "the tab you were using is gone with it. Open a tab (`svc browser open <url>`), or pick one " +
+                "(`svc browser tabs`, then `svc browser focus <targetId>`)"
+            })
+          }
           return yield* new Conflict({
             message: (Option.isSome(current)
               ? `the current tab of profile "${profile.name}" was closed; `
