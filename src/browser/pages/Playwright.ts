@@ -81,6 +81,18 @@ export type PageObserver = (profile: string, page: Page) => void
 /** Called once for every browser context of a profile's connection, before the context's pages. */
 export type ContextObserver = (profile: string, context: BrowserContext) => void
 
+/**
+ * Runs in page() once a tab's page is found, before it is handed out: state kept per tab across a re-made
+ * connection (emulation) is put back on a new page object here. Quick when there is nothing to do.
+ */
+export type PageGate = (profile: string, targetId: string, page: Page) => Effect.Effect<void>
+
+/**
+ * Told when the gateway lets go of a profile's browser on purpose (disconnect: the profile stopped or
+ * deleted, the gateway shutting down), not when a connection merely drops and will be made again.
+ */
+export type ReleaseObserver = (profile: string) => void
+
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {
     const load = options.load ?? defaultLoad
@@ -201,6 +213,22 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
           for (const [profile, context] of live()) notify(observer, profile, context)
         }),
         () => Effect.sync(() => void contextObservers.delete(observer))
+      )
+
+    /** Gates every page passes before page() hands it out, and observers of deliberate disconnects. */
+    const gates = new Set<PageGate>()
+    const releaseObservers = new Set<ReleaseObserver>()
+
+    const beforeHandOut = (gate: PageGate): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void gates.add(gate)),
+        () => Effect.sync(() => void gates.delete(gate))
+      )
+
+    const onRelease = (observer: ReleaseObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void releaseObservers.add(observer)),
+        () => Effect.sync(() => void releaseObservers.delete(observer))
       )
 
     const close = (conn: Connection) =>
@@ -324,12 +352,14 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
               "library sees it); `svc browser tabs` lists the open tabs and their targetIds"
           })
         }
+        for (const gate of gates) yield* gate(profileName, targetId, found)
         return found
       }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
 
     const disconnect = (profileName: string) =>
       lockOf(profileName).withPermits(1)(
         Effect.gen(function*() {
+          for (const observer of releaseObservers) notify(observer, profileName, undefined)
           const conn = connections.get(profileName)
           if (conn === undefined) return false
           connections.delete(profileName)
@@ -383,7 +413,20 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const attach = (profile: string, endpoint: CdpEndpoint) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
-    return { page, attach, disconnect, navigations, title, targetIdOf, lastTimings, available, onPage, onContext } as const
+    return {
+      page,
+      attach,
+      disconnect,
+      navigations,
+      title,
+      targetIdOf,
+      lastTimings,
+      available,
+      onPage,
+      onContext,
+      beforeHandOut,
+      onRelease
+    } as const
   })
 
 export class PlaywrightSessions extends Effect.Service<PlaywrightSessions>()("svc/PlaywrightSessions", {
