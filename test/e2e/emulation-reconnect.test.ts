@@ -170,6 +170,12 @@ describe("emulation survives a re-made connection to the browser", () => {
     const requests = await json("browser", "requests", "--target-id", fresh)
     expect(requests.entries.some((e: { url: string }) => e.url === `${site}/`)).toBe(true)
 
+    // Without a drop too: a tab opened on the same connection gets the profile-wide settings.
+    const later = (await json("browser", "open", `${site}/`)).targetId
+    expect(await evaluate(`() => fetch('${site}/echo').then((r) => r.json()).then((h) => h['x-svc-emu'] ?? null)`, later))
+      .toBe(SECRET_HEADER)
+    expect(await evaluate(seenPosition, later)).toEqual(expected.position)
+
     // No header value reached the gateway's log.
     expect(gw.output()).not.toContain(SECRET_HEADER)
   })
