@@ -145,8 +145,14 @@ describe("emulation survives a re-made connection to the browser", () => {
     expect(await seen(targetId)).toEqual(expected)
     expect(proxy.automationConnects()).toBe(connects + 1)
 
-    // Once more: the settings are not a one-off replay.
+    // Once more: the settings are not a one-off replay. A screenshot (taken over CDP, without the automation
+    // library) is the first request after this drop: the device's size and scale are back before it.
+    const shot = await json("browser", "screenshot", "--target-id", targetId)
     await dropConnection()
+    const again = await json("browser", "screenshot", "--target-id", targetId)
+    console.log(`[emulation-reconnect] screenshot ${shot.width}x${shot.height} before the drop, ${again.width}x${again.height} after`)
+    expect([again.width, again.height]).toEqual([shot.width, shot.height])
+    expect(again.width).toBe(390)
     expect(await evaluate("() => Intl.DateTimeFormat().resolvedOptions().timeZone", targetId)).toBe("Asia/Tokyo")
     expect(await evaluate("() => navigator.userAgent.includes('iPhone')", targetId)).toBe(true)
 

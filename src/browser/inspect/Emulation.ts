@@ -211,8 +211,7 @@ const makeEmulation = Effect.gen(function*() {
       if (done !== undefined) waits.push(done)
       if (waits.length === 0) return Effect.void
       return Effect.promise(() => Promise.all(waits)).pipe(Effect.timeout(RESYNC_WAIT), Effect.ignore)
-    })
-  )
+    }), (profile, targetId) => store.tab({ profile, targetId }) !== undefined)
 
   yield* sessions.onRelease((profile) => store.forgetProfile(profile))
 

@@ -216,12 +216,16 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       )
 
     /** Gates every page passes before page() hands it out, and observers of deliberate disconnects. */
-    const gates = new Set<PageGate>()
+    const gates = new Map<PageGate, (profile: string, targetId: string) => boolean>()
     const releaseObservers = new Set<ReleaseObserver>()
 
-    const beforeHandOut = (gate: PageGate): Effect.Effect<void, never, Scope.Scope> =>
+    /** Registers a gate; `wants` says which tabs it keeps state for (see ready). */
+    const beforeHandOut = (
+      gate: PageGate,
+      wants: (profile: string, targetId: string) => boolean = () => false
+    ): Effect.Effect<void, never, Scope.Scope> =>
       Effect.acquireRelease(
-        Effect.sync(() => void gates.add(gate)),
+        Effect.sync(() => void gates.set(gate, wants)),
         () => Effect.sync(() => void gates.delete(gate))
       )
 
@@ -352,9 +356,21 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
               "library sees it); `svc browser tabs` lists the open tabs and their targetIds"
           })
         }
-        for (const gate of gates) yield* gate(profileName, targetId, found)
+        for (const gate of gates.keys()) yield* gate(profileName, targetId, found)
         return found
       }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
+
+    /**
+     * For a request that reads a tab over CDP alone (a screenshot): when a gate keeps state for the tab, its
+     * page is looked up (connecting again if the connection dropped) so the gates put that state back first.
+     * Never fails: without the library, or without the tab, the request goes ahead as it is.
+     */
+    const ready = (profileName: string, endpoint: CdpEndpoint, targetId: string) =>
+      Effect.suspend(() =>
+        [...gates.values()].some((wants) => wants(profileName, targetId))
+          ? Effect.ignore(page(profileName, endpoint, targetId))
+          : Effect.void
+      )
 
     const disconnect = (profileName: string) =>
       lockOf(profileName).withPermits(1)(
@@ -425,6 +441,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       onPage,
       onContext,
       beforeHandOut,
+      ready,
       onRelease
     } as const
   })

@@ -120,6 +120,7 @@ const setup = () => {
       onPage: () => Effect.void,
       onContext: (observer) => Effect.sync(() => void (hooks.context = observer as (profile: string, context: unknown) => void)),
       beforeHandOut: (gate) => Effect.sync(() => void (hooks.gate = gate)),
+      ready: () => Effect.void,
       onRelease: (observer) => Effect.sync(() => void (hooks.release = observer))
     })
   )

@@ -159,6 +159,7 @@ const setup = () => {
       onPage: () => Effect.void,
       onContext: () => Effect.void,
       beforeHandOut: () => Effect.void,
+      ready: () => Effect.void,
       onRelease: () => Effect.void
     })
   )
