@@ -142,6 +142,13 @@ describe("emulation survives a re-made connection to the browser", () => {
 
     const connects = await dropConnection()
     // The first request after the drop makes a new connection, and the tab already has every setting back.
+    const t0 = performance.now()
+    const zone = await evaluate("() => Intl.DateTimeFormat().resolvedOptions().timeZone", targetId)
+    const first = performance.now() - t0
+    expect(zone).toBe("Asia/Tokyo")
+    const t1 = performance.now()
+    await evaluate("() => Intl.DateTimeFormat().resolvedOptions().timeZone", targetId)
+    console.log(`[emulation-reconnect] evaluate: ${first.toFixed(0)} ms right after the drop, ${(performance.now() - t1).toFixed(0)} ms next`)
     expect(await seen(targetId)).toEqual(expected)
     expect(proxy.automationConnects()).toBe(connects + 1)
 

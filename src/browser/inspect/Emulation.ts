@@ -51,6 +51,8 @@ export interface Applied<A> {
 /** How long a request waits for a tab's settings to be put back before it goes ahead anyway. */
 const RESYNC_WAIT = Duration.seconds(10)
 
+const SETTLED: Promise<void> = Promise.resolve()
+
 /** A closed page's tab is forgotten only if its connection is still up this long after (a drop closes every page). */
 const CLOSE_GRACE_MS = 500
 
@@ -70,6 +72,15 @@ const makeEmulation = Effect.gen(function*() {
   /** Settings of pages whose tab we do not know (not handed out by page()): applied, not remembered. */
   const loose = new WeakMap<Page, TabSettings>()
   const watched = new WeakSet<Page>()
+
+  /** Marks the entry settled once its work is done, so later requests do not wait on it at all. */
+  const track = <K extends object>(map: WeakMap<K, Promise<void>>, key: K, work: Promise<void>) => {
+    map.set(key, work)
+    void work.then(() => {
+      if (map.get(key) === work) map.set(key, SETTLED)
+    })
+    return work
+  }
   const pruned = new WeakSet<Browser>()
 
   const sessionOf = (page: Page): Promise<CDPSession> => {
@@ -174,7 +185,8 @@ const makeEmulation = Effect.gen(function*() {
   yield* sessions.onContext((profile, context) => {
     const settings = store.profile(profile)
     if (settings !== undefined) {
-      contextReady.set(
+      track(
+        contextReady,
         context,
         runPromise(Effect.flatMap(applyProfile(context, settings), (lost) => {
           if (lost.length === 0) return Effect.void
@@ -186,7 +198,7 @@ const makeEmulation = Effect.gen(function*() {
     }
     if (store.tabsOf(profile).length === 0) return
     for (const page of context.pages()) {
-      if (!synced.has(page) && !page.isClosed()) synced.set(page, identifyAndResync(profile, page))
+      if (!synced.has(page) && !page.isClosed()) track(synced, page, identifyAndResync(profile, page))
     }
     const browser = context.browser()
     if (browser !== null && !pruned.has(browser)) {
@@ -202,13 +214,10 @@ const makeEmulation = Effect.gen(function*() {
       know(page, tab)
       const waits: Array<Promise<void>> = []
       const ready = contextReady.get(page.context())
-      if (ready !== undefined) waits.push(ready)
+      if (ready !== undefined && ready !== SETTLED) waits.push(ready)
       let done = synced.get(page)
-      if (done === undefined && store.tab(tab) !== undefined) {
-        done = resync(tab, page)
-        synced.set(page, done)
-      }
-      if (done !== undefined) waits.push(done)
+      if (done === undefined && store.tab(tab) !== undefined) done = track(synced, page, resync(tab, page))
+      if (done !== undefined && done !== SETTLED) waits.push(done)
       if (waits.length === 0) return Effect.void
       return Effect.promise(() => Promise.all(waits)).pipe(Effect.timeout(RESYNC_WAIT), Effect.ignore)
     }), (profile, targetId) => store.tab({ profile, targetId }) !== undefined)
@@ -231,7 +240,7 @@ const makeEmulation = Effect.gen(function*() {
       return []
     }
     store.setTab(tab, settings)
-    synced.set(page, Promise.resolve())
+    synced.set(page, SETTLED)
     return store.takeNotes(tab.profile)
   }
 
