@@ -145,6 +145,7 @@ const makeEmulation = Effect.gen(function*() {
         const settings = store.tab(tab)
         if (settings === undefined) return
         const lost = yield* applyTab(page, sendOn(page), settings)
+        // A page closed meanwhile (the tab, or the whole connection dropping again) has lost nothing.
         if (lost.length === 0 || page.isClosed()) return
         const now = store.tab(tab)
         if (now !== undefined) store.setTab(tab, without(now, lost.flatMap((l) => l.keys)))
@@ -189,7 +190,8 @@ const makeEmulation = Effect.gen(function*() {
         contextReady,
         context,
         runPromise(Effect.flatMap(applyProfile(context, settings), (lost) => {
-          if (lost.length === 0) return Effect.void
+          // A connection that dropped again meanwhile is not a setting lost: the next one tries again.
+          if (lost.length === 0 || context.browser()?.isConnected() === false) return Effect.void
           const now = store.profile(profile)
           if (now !== undefined) store.setProfile(profile, without(now, lost.flatMap((l) => l.keys)))
           return report(profile, `profile "${profile}"`, lost, secretsOf(settings))

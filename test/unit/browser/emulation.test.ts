@@ -220,6 +220,37 @@ describe("Emulation across a re-made connection", () => {
     expect(methods(p3.calls)).toEqual(["emulateMedia"])
   })
 
+  it("a connection that drops again while settings go back loses none of them", async () => {
+    const t = (current = setup())
+    const b1 = fakeBrowser(() => ["T1"])
+    const p1 = fakePage(fakeContext(b1), "T1")
+    const page = await t.handOut("T1", p1)
+    await t.run((e) => e.headers(page, { "X-A": "1" }))
+    await t.run((e) => e.timezone(page, "Asia/Tokyo"))
+
+    b1.connected = false
+    const b2 = fakeBrowser(() => ["T1"])
+    const c2 = fakeContext(b2, () => {
+      b2.connected = false
+      return "Target page, context or browser has been closed"
+    })
+    const p2 = fakePage(c2, "T1", (m) => {
+      if (m === "Target.getTargetInfo") return undefined
+      p2.close()
+      return "Target page, context or browser has been closed"
+    })
+    await t.connect(c2)
+    await t.handOut("T1", p2)
+    expect((await t.run((e) => e.media(page, "dark"))).notes).toEqual([])
+
+    const c3 = fakeContext(fakeBrowser(() => ["T1"]))
+    const p3 = fakePage(c3, "T1")
+    await t.connect(c3)
+    await t.handOut("T1", p3)
+    expect(c3.calls).toEqual([["setExtraHTTPHeaders", { "X-A": "1" }]])
+    expect(p3.calls).toContainEqual(["Emulation.setTimezoneOverride", { timezoneId: "Asia/Tokyo" }])
+  })
+
   it("forgets a closed tab, but not the tabs of a connection that dropped", async () => {
     const t = (current = setup())
     const b1 = fakeBrowser(() => ["T1", "T2"])
