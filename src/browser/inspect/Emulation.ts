@@ -72,6 +72,8 @@ const makeEmulation = Effect.gen(function*() {
   /** Settings of pages whose tab we do not know (not handed out by page()): applied, not remembered. */
   const loose = new WeakMap<Page, TabSettings>()
   const watched = new WeakSet<Page>()
+  /** Connections whose closed tabs were already looked for. */
+  const pruned = new WeakSet<Browser>()
 
   /** Marks the entry settled once its work is done, so later requests do not wait on it at all. */
   const track = <K extends object>(map: WeakMap<K, Promise<void>>, key: K, work: Promise<void>) => {
@@ -81,7 +83,6 @@ const makeEmulation = Effect.gen(function*() {
     })
     return work
   }
-  const pruned = new WeakSet<Browser>()
 
   const sessionOf = (page: Page): Promise<CDPSession> => {
     let session = cdpOf.get(page)
