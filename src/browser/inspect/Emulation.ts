@@ -1,302 +1,285 @@
-import { Effect, Either } from "effect"
-import { createRequire } from "node:module"
-import * as path from "node:path"
-import type { CDPSession, Page } from "playwright-core"
-import { InvalidRequest, NotImplemented } from "../../domain/errors.js"
+import { Duration, Effect, Either, Runtime } from "effect"
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
+import { InvalidRequest } from "../../domain/errors.js"
+import type { TabRef } from "../act/Refs.js"
 import { checkViewport } from "../act/inputs.js"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+import { errorText } from "../pages/promises.js"
+import { applyProfile, applyTab, geolocationOf, type Lost, scrub, secretsOf, type Send, sendMetrics, sendTouch, sendUserAgent } from "./emulationApply.js"
+import {
+  checkGeolocation,
+  checkHeaders,
+  checkLocale,
+  checkOrigin,
+  checkTimezone,
+  type ColorScheme,
+  type Credentials,
+  type DeviceInfo,
+  findDevice,
+  type Geolocation,
+  originOf
+} from "./emulationInput.js"
+import { makeEmulationSettings, type ProfileSettings, type TabSettings, without } from "./EmulationSettings.js"
 import { pageCall } from "./PageCall.js"
-import { AUTOMATION_UNAVAILABLE_MESSAGE } from "../pages/Playwright.js"
 
 // Emulated conditions of a tab or of the whole profile.
 //
-// Profile-wide (the library's context setters; the default context over CDP is the whole profile, and
-// tabs opened later get them too while the gateway stays connected): offline, extra headers, HTTP
-// credentials, geolocation (with its permission).
+// Profile-wide (the library's context setters; the default context over CDP is the whole profile, so tabs
+// opened later get them too): offline, extra headers, HTTP credentials, geolocation (with its permission).
 // Per tab: media (the library's emulateMedia), and over a CDP session of our own that stays attached to the
 // tab (an Emulation override lasts only as long as the session that set it): timezone, locale, device
-// (user agent, metrics, touch) and viewport. A reconnect of the gateway to the browser drops all of them.
+// (user agent, metrics, touch) and viewport.
+//
+// What was set is remembered (EmulationSettings) by profile and by tab (profile + targetId), not by page
+// object: when the library's connection is re-made (a dropped websocket), the new connection's contexts
+// get the profile's settings and its pages their tab's settings again, at once when it connects and in any
+// case before page() hands a page out. A setting that cannot be put back is logged (never a header value or
+// a password) and reported by the next emulation call of the profile. Letting go of the profile's browser
+// (stop, delete) forgets everything about it; a closed tab's settings are forgotten.
+
+export type { ColorScheme, Credentials, DeviceInfo, Geolocation } from "./emulationInput.js"
 
 export type Scope = "tab" | "profile"
 
 export interface Applied<A> {
   readonly scope: Scope
   readonly value: A
+  /** Settings of this profile that could not be applied again after a re-made connection, once each. */
+  readonly notes: ReadonlyArray<string>
 }
 
-export type ColorScheme = "dark" | "light" | "no-preference" | "none"
+/** How long a request waits for a tab's settings to be put back before it goes ahead anyway. */
+const RESYNC_WAIT = Duration.seconds(10)
 
-export interface Geolocation {
-  readonly latitude: number
-  readonly longitude: number
-  readonly accuracy?: number
-  /** The origin granted the permission; the tab's origin when absent. */
-  readonly origin?: string
-}
+const SETTLED: Promise<void> = Promise.resolve()
 
-export interface Credentials {
-  readonly user: string
-  readonly pass: string
-  /** Only this origin gets them; any origin that asks when absent. */
-  readonly origin?: string
-}
+/** A closed page's tab is forgotten only if its connection is still up this long after (a drop closes every page). */
+const CLOSE_GRACE_MS = 500
 
-export interface DeviceInfo {
-  readonly name: string
-  readonly userAgent: string
-  readonly viewport: { readonly width: number; readonly height: number }
-  readonly deviceScaleFactor: number
-  readonly isMobile: boolean
-  readonly hasTouch: boolean
-}
+const makeEmulation = Effect.gen(function*() {
+  const sessions = yield* PlaywrightSessions
+  const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
+  const store = makeEmulationSettings()
 
-type DeviceDescriptor = {
-  readonly userAgent: string
-  readonly viewport: { readonly width: number; readonly height: number }
-  readonly screen?: { readonly width: number; readonly height: number }
-  readonly deviceScaleFactor: number
-  readonly isMobile: boolean
-  readonly hasTouch: boolean
-}
+  /** The tab each page object is, as page() handed it out (or as its target told us). */
+  const tabOf = new WeakMap<Page, TabRef>()
+  /** Our own CDP session on each page, where its Emulation overrides live. */
+  const cdpOf = new WeakMap<Page, Promise<CDPSession>>()
+  /** A page object that has its tab's settings, or is being given them. */
+  const synced = new WeakMap<Page, Promise<void>>()
+  /** A context of a new connection being given the profile's settings. */
+  const contextReady = new WeakMap<BrowserContext, Promise<void>>()
+  /** Settings of pages whose tab we do not know (not handed out by page()): applied, not remembered. */
+  const loose = new WeakMap<Page, TabSettings>()
+  const watched = new WeakSet<Page>()
+  /** Connections whose closed tabs were already looked for. */
+  const pruned = new WeakSet<Browser>()
 
-declare const __filename: string | undefined
-
-/** The library's device presets, loaded at first use (never at start-up). */
-let deviceTable: Record<string, DeviceDescriptor> | undefined
-const loadDevices = (): Either.Either<Record<string, DeviceDescriptor>, NotImplemented> => {
-  if (deviceTable !== undefined) return Either.right(deviceTable)
-  const require = createRequire(typeof __filename === "string" ? __filename : path.join(process.cwd(), "package.json"))
-  for (const name of ["playwright-core", "playwright"]) {
-    try {
-      const lib = require(name) as { devices?: Record<string, DeviceDescriptor> }
-      if (lib.devices !== undefined) {
-        deviceTable = lib.devices
-        return Either.right(deviceTable)
-      }
-    } catch {
-      // try the next
-    }
-  }
-  return Either.left(new NotImplemented({ message: AUTOMATION_UNAVAILABLE_MESSAGE }))
-}
-
-/** The names of the library's device presets. */
-export const deviceNames = (): Either.Either<ReadonlyArray<string>, NotImplemented> =>
-  Either.map(loadDevices(), (t) => Object.keys(t))
-
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = cur
-    }
-  }
-  return row[b.length]!
-}
-
-/** The presets closest to what was asked: containing it first, then by edit distance. */
-export const closestDevices = (asked: string, names: ReadonlyArray<string>, n = 6): ReadonlyArray<string> => {
-  const q = asked.toLowerCase().trim()
-  return [...names]
-    .map((name) => {
-      const l = name.toLowerCase()
-      const contains = l.includes(q) || (q.length > 0 && q.includes(l))
-      return { name, score: (contains ? 0 : 1_000) + distance(q, l) }
+  /** Marks the entry settled once its work is done, so later requests do not wait on it at all. */
+  const track = <K extends object>(map: WeakMap<K, Promise<void>>, key: K, work: Promise<void>) => {
+    map.set(key, work)
+    void work.then(() => {
+      if (map.get(key) === work) map.set(key, SETTLED)
     })
-    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
-    .slice(0, n)
-    .map((x) => x.name)
-}
-
-export const findDevice = (name: string): Either.Either<DeviceInfo, InvalidRequest | NotImplemented> =>
-  Either.flatMap(loadDevices(), (table) => {
-    const key = name in table ? name : Object.keys(table).find((k) => k.toLowerCase() === name.trim().toLowerCase())
-    const d = key !== undefined ? table[key] : undefined
-    if (key === undefined || d === undefined) {
-      const names = Object.keys(table)
-      return Either.left(
-        new InvalidRequest({
-          message: `unknown device ${JSON.stringify(name)}; closest presets: ${
-            closestDevices(name, names).map((x) => JSON.stringify(x)).join(", ")
-          } (${names.length} in all, e.g. "iPhone 15", "Pixel 7", "iPad Pro 11", "Desktop Chrome"; the names are ` +
-            "the automation library's device presets, matched without regard to case)"
-        })
-      )
-    }
-    return Either.right({
-      name: key,
-      userAgent: d.userAgent,
-      viewport: { width: d.viewport.width, height: d.viewport.height },
-      deviceScaleFactor: d.deviceScaleFactor,
-      isMobile: d.isMobile,
-      hasTouch: d.hasTouch
-    })
-  })
-
-// ---------------------------------------------------------------------------------------------------------
-// Checking input
-
-const invalid = (message: string) => Either.left(new InvalidRequest({ message }))
-
-/** The canonical IANA name of a time zone the runtime knows. */
-export const checkTimezone = (zone: string): Either.Either<string, InvalidRequest> => {
-  const z = zone.trim()
-  if (z !== "" && !/[\u0000-\u001f]/.test(z)) {
-    try {
-      return Either.right(new Intl.DateTimeFormat("en-US", { timeZone: z }).resolvedOptions().timeZone)
-    } catch {
-      // fall through
-    }
+    return work
   }
-  return invalid(`set timezone: ${JSON.stringify(zone)} is not an IANA time zone; give one such as Europe/Berlin, America/New_York or UTC`)
-}
 
-/** The canonical form of a BCP 47 language tag. */
-export const checkLocale = (locale: string): Either.Either<string, InvalidRequest> => {
-  const l = locale.trim()
-  if (l !== "" && l.length <= 64) {
-    try {
-      const canonical = Intl.getCanonicalLocales(l)[0]
-      if (canonical !== undefined) return Either.right(canonical)
-    } catch {
-      // fall through
+  const sessionOf = (page: Page): Promise<CDPSession> => {
+    let session = cdpOf.get(page)
+    if (session === undefined) {
+      const made = page.context().newCDPSession(page)
+      made.catch(() => {
+        if (cdpOf.get(page) === made) cdpOf.delete(page)
+      })
+      cdpOf.set(page, made)
+      session = made
     }
-  }
-  return invalid(`set locale: ${JSON.stringify(locale)} is not a BCP 47 language tag; give one such as en-US, de-DE or fr`)
-}
-
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-// Headers the browser owns: setting them would break requests or could not take effect.
-const FORBIDDEN_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "upgrade", "keep-alive", "te", "trailer"])
-
-export const checkHeaders = (headers: Record<string, string>): Either.Either<Record<string, string>, InvalidRequest> => {
-  const out: Record<string, string> = {}
-  const entries = Object.entries(headers)
-  if (entries.length > 50) return invalid(`set headers: at most 50 headers (got ${entries.length})`)
-  for (const [name, value] of entries) {
-    if (!HEADER_NAME.test(name)) return invalid(`set headers: ${JSON.stringify(name)} is not a valid header name`)
-    if (FORBIDDEN_HEADERS.has(name.toLowerCase())) {
-      return invalid(`set headers: ${name} is set by the browser itself and cannot be overridden`)
-    }
-    if (typeof value !== "string" || /[\r\n\u0000]/.test(value) || value.length > 8_192) {
-      return invalid(`set headers: the value of ${name} must be a single-line string of at most 8192 characters`)
-    }
-    out[name] = value
-  }
-  return Either.right(out)
-}
-
-const originOf = (url: string): string | undefined => {
-  try {
-    const u = new URL(url)
-    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const checkOrigin = (origin: string, what: string): Either.Either<string, InvalidRequest> => {
-  const o = originOf(origin)
-  return o !== undefined
-    ? Either.right(o)
-    : invalid(`${what}: ${JSON.stringify(origin)} is not an http(s) origin; give one such as https://example.com`)
-}
-
-export const checkGeolocation = (g: Geolocation): Either.Either<Geolocation, InvalidRequest> => {
-  const num = (n: unknown, lo: number, hi: number) => typeof n === "number" && Number.isFinite(n) && n >= lo && n <= hi
-  if (!num(g.latitude, -90, 90) || !num(g.longitude, -180, 180)) {
-    return invalid(
-      `set geolocation: latitude must be from -90 to 90 and longitude from -180 to 180 (got ${g.latitude}, ${g.longitude}), ` +
-        "e.g. 52.52 13.405"
-    )
-  }
-  if (g.accuracy !== undefined && !num(g.accuracy, 0, 1e7)) return invalid("set geolocation: accuracy is metres, 0 or more")
-  return Either.right(g)
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The service
-
-/** What we have set on a tab's own session, so one setting does not undo another. */
-interface TabState {
-  session?: Promise<CDPSession>
-  userAgent?: string
-  acceptLanguage?: string
-  scale: number
-  mobile: boolean
-  size?: { width: number; height: number }
-}
-
-const makeEmulation = () => {
-  const tabs = new WeakMap<Page, TabState>()
-  const stateOf = (page: Page): TabState => {
-    let s = tabs.get(page)
-    if (s === undefined) {
-      s = { scale: 1, mobile: false }
-      tabs.set(page, s)
-    }
-    return s
+    return session
   }
 
   /** Sends on the tab's own session, made once and kept attached (a closed one is replaced once). */
-  const send = (page: Page, what: string, method: string, params: Record<string, unknown> = {}) =>
+  const sendOn = (page: Page): Send => (what, method, params = {}) =>
     pageCall(what, async () => {
-      const s = stateOf(page)
-      for (let attempt = 0; ; attempt++) {
-        s.session ??= page.context().newCDPSession(page)
-        const promise = s.session
+      for (let attempt = 0;; attempt++) {
+        const promise = sessionOf(page)
         try {
           const session = await promise
           return await (session.send as (m: string, p: Record<string, unknown>) => Promise<unknown>)(method, params)
         } catch (e) {
           if (attempt > 0 || !/closed|detached|Session/i.test(String(e))) throw e
-          if (s.session === promise) delete s.session
+          if (cdpOf.get(page) === promise) cdpOf.delete(page)
         }
       }
     })
 
-  const applyUserAgent = (page: Page, what: string) =>
-    Effect.gen(function*() {
-      const s = stateOf(page)
-      const userAgent = s.userAgent ?? (yield* pageCall(what, () => page.evaluate("navigator.userAgent") as Promise<string>))
-      yield* send(page, what, "Emulation.setUserAgentOverride", {
-        userAgent,
-        ...(s.acceptLanguage !== undefined ? { acceptLanguage: s.acceptLanguage } : {})
-      })
+  /** Forget the tab when its page closes, unless the close is the whole connection dropping. */
+  const watchClose = (page: Page, tab: TabRef) => {
+    if (watched.has(page)) return
+    watched.add(page)
+    page.once("close", () => {
+      const browser = page.context().browser()
+      setTimeout(() => {
+        if (browser?.isConnected() === true) store.forgetTab(tab)
+      }, CLOSE_GRACE_MS).unref()
     })
+  }
 
-  const applyMetrics = (page: Page, what: string) =>
-    Effect.gen(function*() {
-      const s = stateOf(page)
-      if (s.size === undefined) return
-      yield* send(page, what, "Emulation.setDeviceMetricsOverride", {
-        width: s.size.width,
-        height: s.size.height,
-        deviceScaleFactor: s.scale,
-        mobile: s.mobile,
-        screenWidth: s.size.width,
-        screenHeight: s.size.height
+  const know = (page: Page, tab: TabRef) => {
+    if (!tabOf.has(page)) tabOf.set(page, tab)
+    watchClose(page, tab)
+  }
+
+  /** Logs and keeps for the next emulation call what could not be put back; drops it from the settings. */
+  const report = <K>(profile: string, where: string, lost: ReadonlyArray<Lost<K>>, secrets: ReadonlyArray<string> = []) =>
+    Effect.forEach(lost, (l) => {
+      const reason = scrub(l.reason, secrets)
+      const text = `the ${l.setting} of ${where} could not be applied again after the connection to the browser was ` +
+        `re-made (${reason}); it is no longer in force: set it again`
+      store.note(profile, text)
+      return Effect.logWarning(`emulation: ${text}`)
+    }, { discard: true })
+
+  /** Puts the tab's settings on a page object that has none of them. Never fails. */
+  const resync = (tab: TabRef, page: Page) =>
+    runPromise(
+      Effect.gen(function*() {
+        const settings = store.tab(tab)
+        if (settings === undefined) return
+        const lost = yield* applyTab(page, sendOn(page), settings)
+        // A page closed meanwhile (the tab, or the whole connection dropping again) has lost nothing.
+        if (lost.length === 0 || page.isClosed()) return
+        const now = store.tab(tab)
+        if (now !== undefined) store.setTab(tab, without(now, lost.flatMap((l) => l.keys)))
+        yield* report(tab.profile, `tab ${tab.targetId}`, lost)
       })
-    })
+    )
+
+  /** A page present when a connection was made: learn its tab from its target, then resync it. */
+  const identifyAndResync = (profile: string, page: Page) =>
+    sessionOf(page)
+      .then((session) => session.send("Target.getTargetInfo"))
+      .then(({ targetInfo }) => {
+        const tab = { profile, targetId: targetInfo.targetId }
+        know(page, tab)
+        // A page without settings keeps the session all the same: detaching a session from a page ends the
+        // network conditions (offline) that any session set on it.
+        if (store.tab(tab) !== undefined) return resync(tab, page)
+      })
+      .catch(() => undefined)
+
+  /** Forgets the tabs of the profile that the browser no longer has (closed while we were not connected). */
+  const prune = (profile: string, browser: Browser) =>
+    runPromise(
+      Effect.promise(async () => {
+        const session = await browser.newBrowserCDPSession()
+        try {
+          const { targetInfos } = await session.send("Target.getTargets")
+          const alive = new Set(targetInfos.map((t) => t.targetId))
+          for (const tab of store.tabsOf(profile)) if (!alive.has(tab.targetId)) store.forgetTab(tab)
+        } finally {
+          await session.detach().catch(() => undefined)
+        }
+      }).pipe(Effect.catchAllDefect((e) => Effect.logDebug(`emulation: could not list the tabs of ${profile}: ${errorText(e)}`)))
+    )
+
+  // A context of a (re-made) connection: the profile's settings go back on it, and the tab settings on the
+  // pages it already has, without waiting for a request.
+  yield* sessions.onContext((profile, context) => {
+    const settings = store.profile(profile)
+    if (settings !== undefined) {
+      track(
+        contextReady,
+        context,
+        runPromise(Effect.flatMap(applyProfile(context, settings), (lost) => {
+          // A connection that dropped again meanwhile is not a setting lost: the next one tries again.
+          if (lost.length === 0 || context.browser()?.isConnected() === false) return Effect.void
+          const now = store.profile(profile)
+          if (now !== undefined) store.setProfile(profile, without(now, lost.flatMap((l) => l.keys)))
+          return report(profile, `profile "${profile}"`, lost, secretsOf(settings))
+        }))
+      )
+    }
+    if (store.tabsOf(profile).length === 0) return
+    for (const page of context.pages()) {
+      if (!synced.has(page) && !page.isClosed()) track(synced, page, identifyAndResync(profile, page))
+    }
+    const browser = context.browser()
+    if (browser !== null && !pruned.has(browser)) {
+      pruned.add(browser)
+      void prune(profile, browser)
+    }
+  })
+
+  // Every page a request gets has its profile's and its tab's settings first.
+  yield* sessions.beforeHandOut((profile, targetId, page) =>
+    Effect.suspend(() => {
+      const tab = { profile, targetId }
+      know(page, tab)
+      const waits: Array<Promise<void>> = []
+      const ready = contextReady.get(page.context())
+      if (ready !== undefined && ready !== SETTLED) waits.push(ready)
+      let done = synced.get(page)
+      if (done === undefined && store.tab(tab) !== undefined) done = track(synced, page, resync(tab, page))
+      if (done !== undefined && done !== SETTLED) waits.push(done)
+      if (waits.length === 0) return Effect.void
+      return Effect.promise(() => Promise.all(waits)).pipe(Effect.timeout(RESYNC_WAIT), Effect.ignore)
+    }), (profile, targetId) => store.tab({ profile, targetId }) !== undefined)
+
+  yield* sessions.onRelease((profile) => store.forgetProfile(profile))
+
+  // -------------------------------------------------------------------------------------------------------
+  // Remembering what was set
+
+  const tabSettings = (page: Page): TabSettings => {
+    const tab = tabOf.get(page)
+    return (tab !== undefined ? store.tab(tab) : loose.get(page)) ?? {}
+  }
+
+  /** Records the page's tab settings as now in force on it; answers the profile's notes. */
+  const keepTab = (page: Page, settings: TabSettings): ReadonlyArray<string> => {
+    const tab = tabOf.get(page)
+    if (tab === undefined) {
+      loose.set(page, settings)
+      return []
+    }
+    store.setTab(tab, settings)
+    synced.set(page, SETTLED)
+    return store.takeNotes(tab.profile)
+  }
+
+  const keepProfile = (page: Page, change: (s: ProfileSettings) => ProfileSettings): ReadonlyArray<string> => {
+    const tab = tabOf.get(page)
+    if (tab === undefined) return []
+    store.setProfile(tab.profile, change(store.profile(tab.profile) ?? {}))
+    return store.takeNotes(tab.profile)
+  }
+
+  const applied = <A>(scope: Scope, value: A, notes: ReadonlyArray<string>): Applied<A> => ({ scope, value, notes })
+
+  // -------------------------------------------------------------------------------------------------------
+  // The setters
 
   const offline = (page: Page, on: boolean) =>
-    Effect.as(pageCall("set offline", () => page.context().setOffline(on)), { scope: "profile", value: on } as Applied<boolean>)
+    Effect.gen(function*() {
+      yield* pageCall("set offline", () => page.context().setOffline(on))
+      return applied("profile", on, keepProfile(page, (s) => ({ ...s, offline: on ? true : undefined })))
+    })
 
   const headers = (page: Page, raw: Record<string, string>) =>
     Effect.gen(function*() {
       const h = yield* checkHeaders(raw)
       yield* pageCall("set headers", () => page.context().setExtraHTTPHeaders(h))
-      return { scope: "profile", value: h } as Applied<Record<string, string>>
+      const notes = keepProfile(page, (s) => ({ ...s, headers: Object.keys(h).length > 0 ? h : undefined }))
+      return applied<Record<string, string>>("profile", h, notes)
     })
+
+  type CredentialsShown = { user: string; origin: string | undefined } | null
 
   const credentials = (page: Page, c: Credentials | null) =>
     Effect.gen(function*() {
       if (c === null) {
         yield* pageCall("set credentials", () => page.context().setHTTPCredentials(null))
-        return { scope: "profile", value: null } as Applied<{ user: string; origin: string | undefined } | null>
+        return applied<CredentialsShown>("profile", null, keepProfile(page, (s) => ({ ...s, credentials: undefined })))
       }
       if (c.user === "" || /[\u0000-\u001f:]/.test(c.user)) {
         return yield* new InvalidRequest({ message: "set credentials: give a user name without control characters or `:`, and a password" })
@@ -308,7 +291,9 @@ const makeEmulation = () => {
           password: c.pass,
           ...(origin !== undefined ? { origin } : {})
         }))
-      return { scope: "profile", value: { user: c.user, origin } } as Applied<{ user: string; origin: string | undefined } | null>
+      const kept: Credentials = { user: c.user, pass: c.pass, ...(origin !== undefined ? { origin } : {}) }
+      const notes = keepProfile(page, (s) => ({ ...s, credentials: kept }))
+      return applied<CredentialsShown>("profile", { user: c.user, origin }, notes)
     })
 
   const geolocation = (page: Page, g: Geolocation | null) =>
@@ -317,25 +302,14 @@ const makeEmulation = () => {
       if (g === null) {
         yield* pageCall("set geolocation", () => ctx.setGeolocation(null))
         yield* pageCall("set geolocation", () => ctx.clearPermissions())
-        return { scope: "profile", value: null } as Applied<Geolocation | null>
+        return applied<Geolocation | null>("profile", null, keepProfile(page, (s) => ({ ...s, geolocation: undefined })))
       }
       const ok = yield* checkGeolocation(g)
       const origin = ok.origin !== undefined ? yield* checkOrigin(ok.origin, "set geolocation") : originOf(page.url())
-      yield* pageCall("set geolocation", () =>
-        ctx.setGeolocation({
-          latitude: ok.latitude,
-          longitude: ok.longitude,
-          ...(ok.accuracy !== undefined ? { accuracy: ok.accuracy } : {})
-        }))
-      yield* pageCall("set geolocation", () =>
-        ctx.grantPermissions(["geolocation"], origin !== undefined ? { origin } : {}))
-      const value: Geolocation = {
-        latitude: ok.latitude,
-        longitude: ok.longitude,
-        ...(ok.accuracy !== undefined ? { accuracy: ok.accuracy } : {}),
-        ...(origin !== undefined ? { origin } : {})
-      }
-      return { scope: "profile", value } as Applied<Geolocation | null>
+      yield* pageCall("set geolocation", () => ctx.setGeolocation(geolocationOf(ok)))
+      yield* pageCall("set geolocation", () => ctx.grantPermissions(["geolocation"], origin !== undefined ? { origin } : {}))
+      const value: Geolocation = { ...geolocationOf(ok), ...(origin !== undefined ? { origin } : {}) }
+      return applied<Geolocation | null>("profile", value, keepProfile(page, (s) => ({ ...s, geolocation: value })))
     })
 
   const media = (page: Page, scheme: string) =>
@@ -346,44 +320,50 @@ const makeEmulation = () => {
         })
       }
       yield* pageCall("set media", () => page.emulateMedia({ colorScheme: scheme === "none" ? null : scheme }))
-      return { scope: "tab", value: scheme } as Applied<ColorScheme>
+      const notes = keepTab(page, { ...tabSettings(page), media: scheme === "none" ? undefined : scheme })
+      return applied<ColorScheme>("tab", scheme, notes)
     })
 
   const timezone = (page: Page, zone: string) =>
     Effect.gen(function*() {
       const z = yield* checkTimezone(zone)
+      const send = sendOn(page)
       // An override from this session is replaced by resetting it first (Chromium refuses a second one).
-      yield* Effect.ignore(send(page, "set timezone", "Emulation.setTimezoneOverride", { timezoneId: "" }))
-      yield* send(page, "set timezone", "Emulation.setTimezoneOverride", { timezoneId: z })
-      return { scope: "tab", value: z } as Applied<string>
+      yield* Effect.ignore(send("set timezone", "Emulation.setTimezoneOverride", { timezoneId: "" }))
+      yield* send("set timezone", "Emulation.setTimezoneOverride", { timezoneId: z })
+      return applied("tab", z, keepTab(page, { ...tabSettings(page), timezone: z }))
     })
 
   const locale = (page: Page, tag: string) =>
     Effect.gen(function*() {
       const l = yield* checkLocale(tag)
-      yield* Effect.ignore(send(page, "set locale", "Emulation.setLocaleOverride", {}))
-      yield* send(page, "set locale", "Emulation.setLocaleOverride", { locale: l })
-      // navigator.language(s) and Accept-Language follow the user agent override's acceptLanguage.
-      stateOf(page).acceptLanguage = l
-      yield* applyUserAgent(page, "set locale")
-      return { scope: "tab", value: l } as Applied<string>
+      const send = sendOn(page)
+      yield* Effect.ignore(send("set locale", "Emulation.setLocaleOverride", {}))
+      yield* send("set locale", "Emulation.setLocaleOverride", { locale: l })
+      const before = tabSettings(page)
+      const userAgent = before.userAgent ??
+        (yield* pageCall("set locale", () => page.evaluate("navigator.userAgent") as Promise<string>))
+      const next: TabSettings = { ...before, locale: l, userAgent }
+      yield* sendUserAgent(send, next, "set locale")
+      return applied("tab", l, keepTab(page, next))
     })
 
   const device = (page: Page, name: string) =>
     Effect.gen(function*() {
       const d = yield* findDevice(name)
-      const s = stateOf(page)
-      s.userAgent = d.userAgent
-      s.scale = d.deviceScaleFactor
-      s.mobile = d.isMobile
-      s.size = { ...d.viewport }
-      yield* applyUserAgent(page, "set device")
-      yield* applyMetrics(page, "set device")
-      yield* send(page, "set device", "Emulation.setTouchEmulationEnabled", {
-        enabled: d.hasTouch,
-        ...(d.hasTouch ? { maxTouchPoints: 5 } : {})
-      })
-      return { scope: "tab", value: d } as Applied<DeviceInfo>
+      const send = sendOn(page)
+      const next: TabSettings = {
+        ...tabSettings(page),
+        userAgent: d.userAgent,
+        scale: d.deviceScaleFactor,
+        mobile: d.isMobile,
+        touch: d.hasTouch,
+        size: { ...d.viewport }
+      }
+      yield* sendUserAgent(send, next, "set device")
+      yield* sendMetrics(send, next, "set device")
+      yield* sendTouch(send, next, "set device")
+      return applied<DeviceInfo>("tab", d, keepTab(page, next))
     })
 
   const viewport = (page: Page, width: number, height: number) =>
@@ -392,16 +372,19 @@ const makeEmulation = () => {
         checkViewport(width, height),
         (e) => new InvalidRequest({ message: e.message.replace(/^resize:/, "set viewport:").replace("svc browser resize", "svc browser set viewport") })
       )
-      stateOf(page).size = size
-      yield* applyMetrics(page, "set viewport")
-      return { scope: "tab", value: size } as Applied<{ width: number; height: number }>
+      const next: TabSettings = { ...tabSettings(page), size }
+      yield* sendMetrics(sendOn(page), next, "set viewport")
+      return applied("tab", size, keepTab(page, next))
     })
 
   return { offline, headers, credentials, geolocation, media, timezone, locale, device, viewport } as const
-}
+})
 
-/** Network, location, locale and device emulation, per tab or per profile (see above). Needs nothing. */
+/**
+ * Network, location, locale and device emulation, per tab or per profile (see above), kept in force across
+ * a re-made connection to the browser.
+ */
 export class Emulation extends Effect.Service<Emulation>()("svc/Emulation", {
-  sync: makeEmulation
+  scoped: makeEmulation,
+  dependencies: [PlaywrightSessions.Default]
 }) {}
-

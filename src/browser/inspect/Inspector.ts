@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { BrowserState } from "./BrowserState.js"
 import { Dialogs } from "./Dialogs.js"
-import { Emulation } from "./Emulation.js"
+import { type Applied, Emulation } from "./Emulation.js"
 import { Files } from "./Files.js"
 import { Observe } from "./Observe.js"
 import { Refs } from "../act/Refs.js"
@@ -164,6 +164,14 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         return { targetId: tab.targetId, done: done(a) }
       })
 
+    /** An emulation call; its answer also names settings lost when the browser connection was re-made. */
+    const emulate = <A, E>(
+      profile: string | undefined,
+      targetId: string | undefined,
+      call: (page: Parameters<typeof state.cookies>[0]) => Effect.Effect<Applied<A>, E>,
+      done: (a: Applied<A>) => string
+    ) => onPage(profile, targetId, call, (a) => [done(a), ...a.notes].join("; "))
+
     const storage = (kind: string, q: Tab) =>
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(q.profile, q.targetId)
@@ -194,27 +202,27 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       clearStorage: (kind: string, p: string | undefined, r: Tab) =>
         onPage(p, r.targetId, (page) => state.clearStorage(page, kind), (x) => `cleared ${x.cleared} ${kind} storage key(s)`),
       offline: (p: string | undefined, r: Tab & { offline: boolean }) =>
-        onPage(p, r.targetId, (page) => emulation.offline(page, r.offline), (a) =>
+        emulate(p, r.targetId, (page) => emulation.offline(page, r.offline), (a) =>
           `${r.offline ? "offline" : "online"} (${scope(a.scope)})`),
       headers: (p: string | undefined, r: Tab & { headers: Record<string, string> }) =>
-        onPage(p, r.targetId, (page) => emulation.headers(page, r.headers), (a) =>
+        emulate(p, r.targetId, (page) => emulation.headers(page, r.headers), (a) =>
           `${Object.keys(r.headers).length} extra header(s) on every request (${scope(a.scope)})`),
       credentials: (p: string | undefined, r: Tab & { user?: string | undefined; pass?: string | undefined; clear?: boolean | undefined }) =>
         r.clear === true
-          ? onPage(p, r.targetId, (page) => emulation.credentials(page, null), () => "HTTP credentials cleared")
+          ? emulate(p, r.targetId, (page) => emulation.credentials(page, null), () => "HTTP credentials cleared")
           : r.user === undefined || r.pass === undefined
           ? Effect.fail(new InvalidRequest({ message: "set credentials takes user and pass, or clear: true" }))
-          : onPage(p, r.targetId, (page) => emulation.credentials(page, { user: r.user!, pass: r.pass! }), (a) =>
+          : emulate(p, r.targetId, (page) => emulation.credentials(page, { user: r.user!, pass: r.pass! }), (a) =>
             `HTTP credentials set for ${r.user} (${scope(a.scope)})`),
       geolocation: (
         p: string | undefined,
         r: Tab & { latitude?: number | undefined; longitude?: number | undefined; accuracy?: number | undefined; origin?: string | undefined; clear?: boolean | undefined }
       ) =>
         r.clear === true
-          ? onPage(p, r.targetId, (page) => emulation.geolocation(page, null), () => "geolocation cleared")
+          ? emulate(p, r.targetId, (page) => emulation.geolocation(page, null), () => "geolocation cleared")
           : r.latitude === undefined || r.longitude === undefined
           ? Effect.fail(new InvalidRequest({ message: "set geolocation takes latitude and longitude, or clear: true" }))
-          : onPage(
+          : emulate(
             p,
             r.targetId,
             (page) =>
@@ -227,16 +235,16 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
             (a) => `geolocation ${r.latitude}, ${r.longitude} (${scope(a.scope)})`
           ),
       media: (p: string | undefined, r: Tab & { media: string }) =>
-        onPage(p, r.targetId, (page) => emulation.media(page, r.media), (a) => `prefers-color-scheme ${r.media} (${scope(a.scope)})`),
+        emulate(p, r.targetId, (page) => emulation.media(page, r.media), (a) => `prefers-color-scheme ${r.media} (${scope(a.scope)})`),
       timezone: (p: string | undefined, r: Tab & { timezone: string }) =>
-        onPage(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) => `time zone ${r.timezone} (${scope(a.scope)})`),
+        emulate(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) => `time zone ${r.timezone} (${scope(a.scope)})`),
       locale: (p: string | undefined, r: Tab & { locale: string }) =>
-        onPage(p, r.targetId, (page) => emulation.locale(page, r.locale), (a) => `locale ${r.locale} (${scope(a.scope)})`),
+        emulate(p, r.targetId, (page) => emulation.locale(page, r.locale), (a) => `locale ${r.locale} (${scope(a.scope)})`),
       device: (p: string | undefined, r: Tab & { name: string }) =>
-        onPage(p, r.targetId, (page) => emulation.device(page, r.name), (a) =>
+        emulate(p, r.targetId, (page) => emulation.device(page, r.name), (a) =>
           `device ${a.value.name}: ${a.value.viewport.width}x${a.value.viewport.height} (${scope(a.scope)})`),
       viewport: (p: string | undefined, r: Tab & { width: number; height: number }) =>
-        onPage(p, r.targetId, (page) => emulation.viewport(page, r.width, r.height), (a) =>
+        emulate(p, r.targetId, (page) => emulation.viewport(page, r.width, r.height), (a) =>
           `viewport ${r.width}x${r.height} (${scope(a.scope)})`)
     } as const
   })

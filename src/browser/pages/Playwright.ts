@@ -81,6 +81,18 @@ export type PageObserver = (profile: string, page: Page) => void
 /** Called once for every browser context of a profile's connection, before the context's pages. */
 export type ContextObserver = (profile: string, context: BrowserContext) => void
 
+/**
+ * Runs in page() once a tab's page is found, before it is handed out: state kept per tab across a re-made
+ * connection (emulation) is put back on a new page object here. Quick when there is nothing to do.
+ */
+export type PageGate = (profile: string, targetId: string, page: Page) => Effect.Effect<void>
+
+/**
+ * Told when the gateway lets go of a profile's browser on purpose (disconnect: the profile stopped or
+ * deleted, the gateway shutting down), not when a connection merely drops and will be made again.
+ */
+export type ReleaseObserver = (profile: string) => void
+
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {
     const load = options.load ?? defaultLoad
@@ -201,6 +213,26 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
           for (const [profile, context] of live()) notify(observer, profile, context)
         }),
         () => Effect.sync(() => void contextObservers.delete(observer))
+      )
+
+    /** Gates every page passes before page() hands it out, and observers of deliberate disconnects. */
+    const gates = new Map<PageGate, (profile: string, targetId: string) => boolean>()
+    const releaseObservers = new Set<ReleaseObserver>()
+
+    /** Registers a gate; `wants` says which tabs it keeps state for (see ready). */
+    const beforeHandOut = (
+      gate: PageGate,
+      wants: (profile: string, targetId: string) => boolean = () => false
+    ): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void gates.set(gate, wants)),
+        () => Effect.sync(() => void gates.delete(gate))
+      )
+
+    const onRelease = (observer: ReleaseObserver): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void releaseObservers.add(observer)),
+        () => Effect.sync(() => void releaseObservers.delete(observer))
       )
 
     const close = (conn: Connection) =>
@@ -324,12 +356,26 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
               "library sees it); `svc browser tabs` lists the open tabs and their targetIds"
           })
         }
+        for (const gate of gates.keys()) yield* gate(profileName, targetId, found)
         return found
       }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
+
+    /**
+     * For a request that reads a tab over CDP alone (a screenshot): when a gate keeps state for the tab, its
+     * page is looked up (connecting again if the connection dropped) so the gates put that state back first.
+     * Never fails: without the library, or without the tab, the request goes ahead as it is.
+     */
+    const ready = (profileName: string, endpoint: CdpEndpoint, targetId: string) =>
+      Effect.suspend(() =>
+        [...gates.values()].some((wants) => wants(profileName, targetId))
+          ? Effect.ignore(page(profileName, endpoint, targetId))
+          : Effect.void
+      )
 
     const disconnect = (profileName: string) =>
       lockOf(profileName).withPermits(1)(
         Effect.gen(function*() {
+          for (const observer of releaseObservers) notify(observer, profileName, undefined)
           const conn = connections.get(profileName)
           if (conn === undefined) return false
           connections.delete(profileName)
@@ -400,7 +446,22 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const attach = (profile: string, endpoint: CdpEndpoint) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
-    return { page, attach, disconnect, navigations, title, pageTargets, targetIdOf, lastTimings, available, onPage, onContext } as const
+    return {
+      page,
+      attach,
+      disconnect,
+      navigations,
+      title,
+      pageTargets,
+      targetIdOf,
+      lastTimings,
+      available,
+      onPage,
+      onContext,
+      beforeHandOut,
+      ready,
+      onRelease
+    } as const
   })
 
 export class PlaywrightSessions extends Effect.Service<PlaywrightSessions>()("svc/PlaywrightSessions", {

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
 import { Cdp } from "../cdp/Cdp.js"
+import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Tabs } from "../pages/Tabs.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
 
@@ -13,6 +14,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const store = yield* ConfigStore
     const tabs = yield* Tabs
     const cdp = yield* Cdp
+    const sessions = yield* PlaywrightSessions
     const screenshotDir = browserMediaDir(store.paths.mediaDir)
 
     const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
@@ -33,7 +35,9 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     /** Capture a PNG and write it under `<state dir>/media/browser/`, owner-only; the path is returned. */
     const screenshot = (request: { profile?: string | undefined; targetId?: string | undefined; fullPage?: boolean | undefined }) =>
       Effect.gen(function*() {
-        const { endpoint, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        const { endpoint, profile, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
+        yield* sessions.ready(profile.name, endpoint, target.targetId)
         const shot = yield* cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
         const file = yield* writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
         return {

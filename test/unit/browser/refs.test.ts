@@ -158,7 +158,10 @@ const setup = () => {
       lastTimings: () => Effect.succeed({ connectMs: undefined, lookupMs: undefined, connectedAt: undefined }),
       available: Effect.succeed(true),
       onPage: () => Effect.void,
-      onContext: () => Effect.void
+      onContext: () => Effect.void,
+      beforeHandOut: () => Effect.void,
+      ready: () => Effect.void,
+      onRelease: () => Effect.void
     })
   )
   const layer = Refs.DefaultWithoutDependencies.pipe(Layer.provide(sessions))
