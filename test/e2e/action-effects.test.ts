@@ -21,6 +21,7 @@ const home = `<!doctype html><title>Effects</title>
 <a href="/other" target="_blank">Open in new tab</a>
 <button onclick="window.open('/other')">Pop up</button>
 <a href="/file">Get file</a>
+<a href="/slow-file">Get slow file</a>
 <a href="/other">Go to other</a>
 <button onclick="history.pushState({}, '', '/moved'); document.title = 'Moved'">Move within</button>
 <button onclick="count.textContent = String(Number(count.textContent) + 1)">Count up</button>
@@ -49,6 +50,16 @@ describe("an action's answer says what it caused", () => {
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const p = (req.url ?? "/").split("?")[0]
+      if (p === "/slow-file") {
+        setTimeout(() => {
+          res.writeHead(200, {
+            "content-type": "application/octet-stream",
+            "content-disposition": `attachment; filename="slow-${NAME}"`
+          })
+          res.end(CONTENT)
+        }, 1_500)
+        return
+      }
       if (p === "/file") {
         res.writeHead(200, {
           "content-type": "application/octet-stream",
@@ -130,6 +141,13 @@ describe("an action's answer says what it caused", () => {
     expect(fs.readFileSync(again!, "utf8")).toBe(CONTENT)
     // The first file is untouched.
     expect(fs.readFileSync(d.path, "utf8")).toBe(CONTENT)
+
+    // A server that takes its time: the answer waits for the load to become the download.
+    const slow = await svcJson("browser", "click", refOf(snap, /link "Get slow file"/))
+    expect(slow.downloads, JSON.stringify(slow)).toHaveLength(1)
+    saved.push(slow.downloads[0].path)
+    expect(path.basename(slow.downloads[0].path)).toBe(`slow-${NAME}`)
+    expect(fs.readFileSync(slow.downloads[0].path, "utf8")).toBe(CONTENT)
   }, 60_000)
 
   it("a link to another page: the new URL and title; a pushState move says it stayed in the document", async () => {

@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
-import type { Download, Page } from "playwright-core"
+import type { Download, Frame, Page, Request } from "playwright-core"
 import type { ActionDialog, ActionDownload, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
 import { Dialogs } from "../inspect/Dialogs.js"
 import { Files } from "../inspect/Files.js"
@@ -22,6 +22,8 @@ export interface ActionEffects {
 
 /** How long the answer waits for a download to be saved; a longer one goes on saving and is reported in progress. */
 export const DOWNLOAD_REPORT_MS = 10_000
+/** How long the answer waits for a load the action started to become a document, a download or nothing. */
+const LOAD_OUTCOME_MS = 5_000
 /** After a navigation the action caused, how long the answer waits for the new document's DOM (for its title). */
 const NAVIGATION_SETTLE_MS = 3_000
 
@@ -78,24 +80,67 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         const started: Array<StartedDownload> = []
         const opened: Array<Page> = []
 
+        // Loads of the main frame the action started and that have not ended yet: each ends as a new document,
+        // a download, or nothing (a 204, an error); the answer waits for that (bounded).
+        const loading = new Set<Request>()
+        const wakers = new Set<() => void>()
+        const wake = () => {
+          for (const w of [...wakers]) w()
+        }
+        const onRequest = (r: Request) => {
+          if (r.isNavigationRequest() && r.frame() === page.mainFrame()) loading.add(r)
+        }
+        const onRequestEnd = (r: Request) => {
+          if (loading.delete(r)) wake()
+        }
+        const onFrame = (f: Frame) => {
+          if (f === page.mainFrame()) {
+            loading.clear()
+            wake()
+          }
+        }
         const onDownload = (download: Download) => {
+          loading.clear()
+          wake()
           const from = download.page()
           // A `download` request waiting for this tab's download saves it under the name it was given.
           if (Effect.runSync(files.isAwaited(from))) return
           started.push({ download, saved: Effect.runPromiseExit(files.saveStarted(download)) })
         }
+        const loadsEnded = Effect.promise(() =>
+          loading.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+            const timer = setTimeout(done, LOAD_OUTCOME_MS)
+            function done() {
+              clearTimeout(timer)
+              wakers.delete(check)
+              resolve()
+            }
+            function check() {
+              if (loading.size === 0) done()
+            }
+            wakers.add(check)
+          })
+        )
         const onPage = (p: Page) => {
           opened.push(p)
           p.on("download", onDownload)
         }
         const context = page.context()
         page.on("download", onDownload)
+        page.on("request", onRequest)
+        page.on("requestfinished", onRequestEnd)
+        page.on("requestfailed", onRequestEnd)
+        page.on("framenavigated", onFrame)
         context.on("page", onPage)
         let stopped = false
         const stop = () => {
           if (stopped) return
           stopped = true
           page.off("download", onDownload)
+          page.off("request", onRequest)
+          page.off("requestfinished", onRequestEnd)
+          page.off("requestfailed", onRequestEnd)
+          page.off("framenavigated", onFrame)
           context.off("page", onPage)
           for (const p of opened) p.off("download", onDownload)
         }
@@ -117,23 +162,24 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
 
         const navigation = Effect.gen(function*() {
           if (page.isClosed()) return undefined
-          const crossed = (yield* sessions.navigations(page)) !== navigationsBefore
-          const url = page.url()
-          if (!crossed && url === urlBefore) return undefined
+          let crossed = (yield* sessions.navigations(page)) !== navigationsBefore
+          if (!crossed && page.url() === urlBefore) return undefined
+          // The library's page and our session hear of a commit separately: one round trip on our session
+          // (the title) and its count of new documents is up to date too.
+          let title = yield* sessions.title(page)
+          crossed = (yield* sessions.navigations(page)) !== navigationsBefore
           if (crossed) {
             yield* Effect.promise(() =>
               page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
             )
+            title = yield* sessions.title(page)
           }
-          const result: ActionNavigation = {
-            url: page.url(),
-            title: yield* sessions.title(page),
-            ...(crossed ? {} : { sameDocument: true })
-          }
+          const result: ActionNavigation = { url: page.url(), title, ...(crossed ? {} : { sameDocument: true }) }
           return result
         })
 
         const finish = Effect.gen(function*() {
+          yield* loadsEnded
           const tabsOpened = yield* newTabs(yield* Fiber.join(targetsBefore))
           const moved = yield* navigation
           const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
