@@ -205,6 +205,20 @@ describe("emulation survives a re-made connection to the browser", () => {
     expect(await evaluate("() => navigator.onLine", targetId)).toBe(true)
   })
 
+  it("offline stays on through back and forward (a history step keeps the page's sessions)", async () => {
+    const { targetId } = await json("browser", "open", `${site}/`)
+    // Entries of one document: no load, no back/forward cache, only the history step itself.
+    await evaluate("() => { history.pushState({}, '', '?second'); return 1 }", targetId)
+    await ok("browser", "set", "offline", "on", "--target-id", targetId)
+    expect(await evaluate("() => navigator.onLine", targetId)).toBe(false)
+    await ok("browser", "back", "--target-id", targetId)
+    expect(await evaluate("() => location.search", targetId)).toBe("")
+    expect(await evaluate("() => navigator.onLine", targetId)).toBe(false)
+    await ok("browser", "forward", "--target-id", targetId)
+    expect(await evaluate("() => navigator.onLine", targetId)).toBe(false)
+    await ok("browser", "set", "offline", "off", "--target-id", targetId)
+  })
+
   it("stopping the profile lets go of its settings (the tabs of a remote browser live on without them)", async () => {
     const { targetId } = await json("browser", "open", `${site}/`)
     await ok("browser", "set", "timezone", "Pacific/Auckland")

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Page, Response } from "playwright-core"
+import type { CDPSession, Page, Response } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { bounded, call, run } from "./budgets.js"
 import type { ActionTarget } from "./target.js"
@@ -107,16 +107,38 @@ interface HistoryEntry {
   readonly url: string
 }
 
+/**
+ * One CDP session per page for the history steps, kept for the page's life: detaching a page's session
+ * ends the emulation it carries (an offline tab came back online after `back`), so none is detached.
+ */
+const historySessions = new WeakMap<Page, Promise<CDPSession>>()
+
+const historySession = (page: Page): Promise<CDPSession> => {
+  let session = historySessions.get(page)
+  if (session === undefined) {
+    session = page.context().newCDPSession(page)
+    historySessions.set(page, session)
+    session.catch(() => historySessions.delete(page))
+  }
+  return session
+}
+
+/** A command over the page's history session; a session gone (the connection was re-made) is made again once. */
+const withHistorySession = async <A>(page: Page, use: (session: CDPSession) => Promise<A>): Promise<A> => {
+  try {
+    return await use(await historySession(page))
+  } catch (e) {
+    if (!/detached|closed|Session/i.test(String(e)) || page.isClosed()) throw e
+    historySessions.delete(page)
+    return await use(await historySession(page))
+  }
+}
+
 /** The tab's current URL and the history entry one step back or forward, if there is one. */
 const historyEntry = async (page: Page, action: "back" | "forward") => {
-  const session = await page.context().newCDPSession(page)
-  try {
-    const history = await session.send("Page.getNavigationHistory")
-    const to: HistoryEntry | undefined = history.entries[history.currentIndex + (action === "back" ? -1 : 1)]
-    return { now: history.entries[history.currentIndex]?.url ?? page.url(), to }
-  } finally {
-    await session.detach().catch(() => undefined)
-  }
+  const history = await withHistorySession(page, (session) => session.send("Page.getNavigationHistory"))
+  const to: HistoryEntry | undefined = history.entries[history.currentIndex + (action === "back" ? -1 : 1)]
+  return { now: history.entries[history.currentIndex]?.url ?? page.url(), to }
 }
 
 /**
@@ -130,18 +152,16 @@ const goToEntry = async (page: Page, entryId: number, timeout: number): Promise<
     if (r.frame() === main && r.request().isNavigationRequest()) response = r
   }
   page.on("response", onResponse)
-  const session = await page.context().newCDPSession(page)
   try {
     const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === main, timeout })
     navigated.catch(() => undefined)
-    await session.send("Page.navigateToHistoryEntry", { entryId })
+    await withHistorySession(page, (session) => session.send("Page.navigateToHistoryEntry", { entryId }))
     await navigated
     // No response: the page came back from the back/forward cache, whole, and fires no load events.
     if (response !== null) await page.waitForLoadState("domcontentloaded", { timeout })
     return response
   } finally {
     page.off("response", onResponse)
-    await session.detach().catch(() => undefined)
   }
 }
 
