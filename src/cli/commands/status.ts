@@ -26,6 +26,7 @@ interface AccountStatus {
   readonly pairingPending: number
   readonly catchUp: { status: string; fetched: number; handed: number; error?: string }
   readonly failures: ReadonlyArray<Failure>
+  readonly journal?: { readonly ok: boolean; readonly file: string; readonly failedWrites: number; readonly lastError?: string; readonly lastErrorAt?: string }
   readonly bridge?: Probe
   readonly actions?: ReadonlyArray<ActionInfo>
 }
@@ -57,6 +58,13 @@ export const renderGatewayStatus = (s: Record<string, unknown>, all: boolean): s
     if (a.pairingPending > 0) {
       lines.push(
         `  pairing: ${a.pairingPending} pending (svc pairing list msgbridge${a.accountId === "default" ? "" : ` --account ${a.accountId}`})`
+      )
+    }
+    if (a.journal !== undefined && a.journal.failedWrites > 0) {
+      lines.push(
+        `  message journal: ${a.journal.ok ? "writing again" : "CANNOT BE WRITTEN"} (${a.journal.failedWrites} failed write${
+          a.journal.failedWrites === 1 ? "" : "s"
+        }, last at ${a.journal.lastErrorAt ?? "?"}: ${a.journal.lastError ?? "?"}); replies wait for it`
       )
     }
     if (a.failures.length === 0) lines.push("  delivery failures: none")

@@ -96,6 +96,18 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         Console.error(`msgbridge: message ${guid}: ${message}`)
       )
 
+    /**
+     * The reply's mark, durable before its first message goes out; when it cannot be written (a full disk),
+     * nothing is sent: a restart could not tell the reply went out and would answer again.
+     */
+    const markReplying = (guid: string) =>
+      dedupe.replying(guid).pipe(
+        Effect.mapError((e) => ({
+          message: `the reply was NOT sent: its delivery mark could not be written first (${e.message}); ` +
+            "free space in the state dir"
+        }))
+      )
+
     const deliveryOptions = {
       ...(channel.textChunkLimit !== undefined ? { textChunkLimit: channel.textChunkLimit } : {}),
       ...(channel.chunkMode !== undefined ? { chunkMode: channel.chunkMode } : {}),
@@ -137,6 +149,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         if (decision.kind === "pairing") {
           const request = yield* pairing.request(sender, chatGuid)
           if (!request.created) return
+          yield* markReplying(m.guid)
           yield* send(chatGuid, [
             `Hi! This agent answers only people its owner approved. Your pairing code is ${request.code}; ` +
             `ask the owner to run: svc pairing approve msgbridge ${request.code}` +
@@ -192,13 +205,20 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           Stream.map((block) => expandTemplates(block, values)),
           Stream.tap((block) => Effect.sync(() => void replied.push(block)))
         )
+        yield* markReplying(m.guid)
         const result = yield* send(chatGuid, blocks)
         if (historyKept > 0 && result.sent > 0) {
           yield* history.record(chatGuid, { sender: "me", text: replied.join("\n\n"), at: yield* Clock.currentTimeMillis, fromMe: true })
         }
       }).pipe(
         Effect.catchAll((e) => report(m.guid, (e as { message?: string }).message ?? String(e))),
-        Effect.ensuring(Effect.ignore(dedupe.done(m.guid)))
+        Effect.ensuring(
+          dedupe.done(m.guid).pipe(
+            Effect.catchAll((e) =>
+              report(m.guid, `its "done" mark could not be written (${e.message}); it is not answered again after a restart`)
+            )
+          )
+        )
       )
 
     // Accepted messages wait for processing on a bounded pool with one lane per chat, so a chat's messages
@@ -242,7 +262,11 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const pending = yield* dedupe.pending()
     for (const p of pending) {
       const parsed = parseWebhook(p.event)
-      if (Either.isRight(parsed) && parsed.right.kind === "message") yield* submit(parsed.right.message)
+      if (p.replying) {
+        // Its reply had started: sending it again could answer twice. It may be incomplete; say so.
+        yield* report(p.guid, "the gateway stopped while this message's reply was being sent (or its \"done\" mark was lost); it is not sent again")
+        yield* Effect.ignore(dedupe.done(p.guid))
+      } else if (Either.isRight(parsed) && parsed.right.kind === "message") yield* submit(parsed.right.message)
       else yield* Effect.ignore(dedupe.done(p.guid))
     }
 
@@ -332,7 +356,8 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
       catchUp: { ...catchUpState },
       /** Pending pairing codes (-1: the store could not be read). */
       pairingPending,
-      failures: [...failures]
+      failures: [...failures],
+      journal: dedupe.health()
     }))
 
     /** Ask the bridge server now: reachable, its host OS, the Private API. */

@@ -6,6 +6,7 @@ import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
 // Exactly-once intake. One append-only journal per account (JSON lines), replayed at start-up:
 //   {"t":"seen","g":guid,"at":ms}          a guid processed (markIfNew)
 //   {"t":"acc","g":guid,"at":ms,"e":event} an event accepted into the inbox (also marks the guid seen)
+//   {"t":"out","g":guid,"at":ms}           its reply is about to be sent (written before the first send)
 //   {"t":"done","g":guid,"at":ms}          an inbox event finished
 //   {"t":"cur","v":ms}                     the catch-up cursor moved forward
 // Every call that reports success has its record written and fdatasync'ed first (persist before ack).
@@ -14,6 +15,9 @@ import { readFileIfExists, writeFileAtomicSync } from "./durable.js"
 // The seen set keeps the newest `capacity` guids (inbox entries are kept until done, whatever their age);
 // the journal is compacted (atomic rewrite) once it holds about twice what the state needs.
 // A torn last line (crash mid-append) is dropped at start-up; damage anywhere else is reported.
+// A reply is sent only once its "out" mark is durable, so a message whose "done" could not be written (a full
+// disk) or whose reply was cut by a stop is never answered twice: recovery skips what was marked "out".
+// Every failed write is kept in `health` for `svc status`.
 // One process owns a journal: the gateway. (The CLI never writes it.)
 
 export const DEDUPE_CAPACITY = 10_000
@@ -26,6 +30,7 @@ export class DedupeStoreError extends Data.TaggedError("DedupeStoreError")<{
 type JournalRecord =
   | { readonly t: "seen"; readonly g: string; readonly at: number }
   | { readonly t: "acc"; readonly g: string; readonly at: number; readonly e: unknown }
+  | { readonly t: "out"; readonly g: string; readonly at: number }
   | { readonly t: "done"; readonly g: string; readonly at: number }
   | { readonly t: "cur"; readonly v: number }
 
@@ -33,6 +38,19 @@ export interface InboxEntry {
   readonly guid: string
   readonly acceptedAt: number
   readonly event: unknown
+  /** Its reply was started (the "out" mark): it must not be answered again. */
+  readonly replying: boolean
+}
+
+/** Whether the journal could be written lately. */
+export interface JournalHealth {
+  readonly file: string
+  /** The last write succeeded (or none failed yet). */
+  readonly ok: boolean
+  /** Writes that failed since start. */
+  readonly failedWrites: number
+  readonly lastError?: string
+  readonly lastErrorAt?: string
 }
 
 export interface DedupeApi {
@@ -45,7 +63,13 @@ export interface DedupeApi {
   readonly accept: (guid: string, event: unknown) => Effect.Effect<boolean, DedupeStoreError>
   /** Accepted but not yet done, oldest first: what start-up recovery must process. */
   readonly pending: () => Effect.Effect<ReadonlyArray<InboxEntry>>
+  /**
+   * Before the first message of a reply goes out: its mark, durable on return. Fails when it cannot be
+   * written; then the reply must not be sent (a restart could not know it was).
+   */
+  readonly replying: (guid: string) => Effect.Effect<void, DedupeStoreError>
   readonly done: (guid: string) => Effect.Effect<void, DedupeStoreError>
+  readonly health: () => JournalHealth
   readonly isSeen: (guid: string) => boolean
   /** The catch-up cursor (epoch ms) or undefined before the first advance. */
   readonly cursor: () => Effect.Effect<number | undefined>
@@ -75,6 +99,7 @@ const isRecord = (v: unknown): v is JournalRecord => {
   const r = v as Record<string, unknown>
   switch (r.t) {
     case "seen":
+    case "out":
     case "done":
       return typeof r.g === "string" && typeof r.at === "number"
     case "acc":
@@ -109,9 +134,14 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
         case "acc":
           seen.delete(r.g)
           seen.set(r.g, r.at)
-          if (r.t === "acc") inbox.set(r.g, { guid: r.g, acceptedAt: r.at, event: r.e })
+          if (r.t === "acc") inbox.set(r.g, { guid: r.g, acceptedAt: r.at, event: r.e, replying: false })
           while (seen.size > capacity) seen.delete(seen.keys().next().value as string)
           return
+        case "out": {
+          const entry = inbox.get(r.g)
+          if (entry !== undefined) inbox.set(r.g, { ...entry, replying: true })
+          return
+        }
         case "done":
           inbox.delete(r.g)
           return
@@ -168,7 +198,10 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
     const snapshot = (): string => {
       const out: Array<string> = []
       for (const [g, at] of seen) if (!inbox.has(g)) out.push(JSON.stringify({ t: "seen", g, at }))
-      for (const e of inbox.values()) out.push(JSON.stringify({ t: "acc", g: e.guid, at: e.acceptedAt, e: e.event }))
+      for (const e of inbox.values()) {
+        out.push(JSON.stringify({ t: "acc", g: e.guid, at: e.acceptedAt, e: e.event }))
+        if (e.replying) out.push(JSON.stringify({ t: "out", g: e.guid, at: e.acceptedAt }))
+      }
       if (cursor !== undefined) out.push(JSON.stringify({ t: "cur", v: cursor }))
       return out.length === 0 ? "" : out.join("\n") + "\n"
     }
@@ -180,7 +213,7 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
       const body = snapshot()
       try {
         writeFileAtomicSync(file, body)
-        records = seen.size + (cursor === undefined ? 0 : 1)
+        records = seen.size + [...inbox.values()].filter((e) => e.replying).length + (cursor === undefined ? 0 : 1)
       } finally {
         fd = openAppend()
         goodSize = fs.fstatSync(fd).size
@@ -198,8 +231,18 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
     let closed: DedupeStoreError | undefined
     const idle: Array<() => void> = []
 
+    let health: JournalHealth = { file, ok: true, failedWrites: 0 }
     const settle = (jobs: ReadonlyArray<Job>, bytes: number, error: unknown) => {
       if (error !== undefined) {
+        const failure = ioError("append to")(error)
+        health = {
+          file,
+          ok: false,
+          failedWrites: health.failedWrites + 1,
+          lastError: failure.message,
+          lastErrorAt: new Date().toISOString()
+        }
+        Runtime.runFork(runtime)(Effect.logError(`msgbridge journal: ${failure.message} (what it records is not durable)`))
         // Drop a partial append so later records do not follow a torn line.
         try {
           fs.ftruncateSync(fd, goodSize)
@@ -209,6 +252,7 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
         const failed = ioError("append to")(error)
         for (const j of jobs) j.resume(Exit.fail(failed))
       } else {
+        if (!health.ok) health = { ...health, ok: true }
         goodSize += bytes
         for (const j of jobs) apply(j.record)
         for (const j of jobs) j.resume(Exit.void)
@@ -280,9 +324,16 @@ export const makeDedupe = (options: DedupeOptions): Effect.Effect<DedupeApi, Ded
       markIfNew: (guid) => claimThen(guid, (at) => ({ t: "seen", g: guid, at })),
       accept: (guid, event) => claimThen(guid, (at) => ({ t: "acc", g: guid, at, e: event })),
       pending: () => Effect.sync(() => [...inbox.values()].sort((a, b) => a.acceptedAt - b.acceptedAt)),
+      replying: (guid) =>
+        Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          Effect.suspend(() => {
+            const entry = inbox.get(guid)
+            return entry !== undefined && !entry.replying ? write({ t: "out", g: guid, at }) : Effect.void
+          })),
       done: (guid) =>
         Effect.flatMap(Clock.currentTimeMillis, (at) =>
           Effect.suspend(() => (inbox.has(guid) ? write({ t: "done", g: guid, at }) : Effect.void))),
+      health: () => health,
       isSeen,
       cursor: () => Effect.sync(() => cursor),
       advance: (epochMs) =>

@@ -57,6 +57,27 @@ describe("Dedupe", () => {
       }))
     }))
 
+  it.effect("a reply's mark survives a restart and a compaction; pending says the reply had started", () =>
+    Effect.gen(function*() {
+      const file = tmpFile()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const d = yield* makeDedupe({ file, capacity: 5 })
+        yield* d.accept("r1", { n: 1 })
+        yield* d.accept("r2", { n: 2 })
+        yield* d.replying("r1")
+        yield* d.replying("r1") // once
+        expect(lines(file).filter((l) => l.includes('"out"'))).toHaveLength(1)
+        expect(d.health()).toMatchObject({ ok: true, failedWrites: 0 })
+        // Enough records to compact: the mark must stay with its inbox entry.
+        for (let i = 0; i < 300; i++) yield* d.markIfNew(`filler-${i}`)
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const d = yield* makeDedupe({ file, capacity: 5 })
+        const pending = yield* d.pending()
+        expect(pending.map((p) => [p.guid, p.replying])).toEqual([["r1", true], ["r2", false]])
+      }))
+    }))
+
   it.effect("a torn last line is dropped; damage elsewhere is reported", () =>
     Effect.gen(function*() {
       const file = tmpFile()
