@@ -100,6 +100,10 @@ export const MsgbridgeAccountFields = {
   mediaLocalRoots: opt(Schema.Array(AbsoluteDir)),
   historyLimit: opt(PositiveInt(1000)),
   dmHistoryLimit: opt(PositiveInt(1000)),
+  /** While running, ask the bridge for messages since the cursor this often (webhooks it failed to deliver). */
+  sweepIntervalSec: opt(
+    Schema.Int.pipe(Schema.between(5, 86_400), Schema.annotations({ message: () => "expected whole seconds from 5 to 86400" }))
+  ),
   actions: opt(Schema.Record({ key: Schema.String, value: Schema.Boolean }))
 }
 

@@ -9,7 +9,8 @@ import { BridgeClient, makeBridgeClient } from "../bridge/BridgeClient.js"
 import { osMajor, privateApiUsable } from "../bridge/serverInfo.js"
 import { catchUp } from "./CatchUp.js"
 import { dedupeJournalPath, makeDedupe } from "../store/Dedupe.js"
-import { type InboundMessage, parseWebhook, toInboundMessage } from "./Inbound.js"
+import { attachmentKey, type InboundMessage, journalKey, parseWebhook, toInboundMessage } from "./Inbound.js"
+import { lateAttachments, lateFromJournal, withChat } from "./LateAttachments.js"
 import { deliver, markRead } from "./Outbound.js"
 import { makeMessageActions } from "./Actions.js"
 import { historyFilePath, makeChatHistory } from "../store/History.js"
@@ -33,6 +34,8 @@ export { ChannelConfigError }
 
 /** How often the catch-up cursor is persisted while webhooks arrive (a crash loses at most this much, and the catch-up overlap covers it). */
 const CURSOR_PERSIST_MS = 1_000
+/** Default of channels.msgbridge.sweepIntervalSec: how often a running channel asks the bridge for missed messages. */
+const SWEEP_INTERVAL_SEC = 180
 
 export const makeChannel = (config: SvcConfig, paths: StatePaths, account: AccountSettings) =>
   Effect.gen(function*() {
@@ -77,7 +80,14 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const responsePrefix = config.messages?.responsePrefix
     const events = { typing: 0, read: 0, other: 0, messages: 0, duplicates: 0, lastEventAt: undefined as string | undefined }
     const failures: Array<{ readonly at: string; readonly guid: string; readonly message: string }> = []
-    const catchUpState: { status: "pending" | "running" | "done" | "failed"; fetched: number; handed: number; error?: string; at?: string } = {
+    const catchUpState: {
+      status: "pending" | "running" | "done" | "failed"
+      fetched: number
+      handed: number
+      error?: string
+      at?: string
+      lastSweepAt?: string
+    } = {
       status: "pending",
       fetched: 0,
       handed: 0
@@ -117,8 +127,9 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const send = (chatGuid: string, blocks: Stream.Stream<string, unknown> | ReadonlyArray<string>) =>
       deliver({ target: `chat_guid:${chatGuid}`, blocks, ...deliveryOptions }).pipe(Effect.provideService(BridgeClient, client))
 
-    const process = (m: InboundMessage) =>
+    const process = (received: InboundMessage) =>
       Effect.gen(function*() {
+        const m = received.late !== undefined ? yield* withChat(client, received) : received
         if (m.chatGuid === undefined || m.sender === undefined) return
         const paired = yield* pairing.approved().pipe(
           Effect.map((list) => list.map((a) => a.sender)),
@@ -149,7 +160,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         if (decision.kind === "pairing") {
           const request = yield* pairing.request(sender, chatGuid)
           if (!request.created) return
-          yield* markReplying(m.guid)
+          yield* markReplying(journalKey(m))
           yield* send(chatGuid, [
             `Hi! This agent answers only people its owner approved. Your pairing code is ${request.code}; ` +
             `ask the owner to run: svc pairing approve msgbridge ${request.code}` +
@@ -171,9 +182,12 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           maxBytes: mediaMaxBytes(channel.mediaMaxMb),
           isSticker: m.isSticker
         })
-        const note = fetched === undefined ? undefined : mediaNote(fetched.skipped)
-        const text = m.text.replace(/\ufffc/g, "").trim()
-        yield* remember(text !== "" ? text : fetched !== undefined ? `(${m.isSticker ? "sticker" : "attachment"})` : "")
+        const skippedNote = fetched === undefined ? undefined : mediaNote(fetched.skipped)
+        const lateNote = m.late !== undefined ? `attachments of message ${short} that arrived after it` : undefined
+        const notes = [lateNote, skippedNote].filter((n): n is string => n !== undefined)
+        // Late attachments come without their text again: it was answered with the message.
+        const text = m.late !== undefined ? "" : m.text.replace(/\ufffc/g, "").trim()
+        yield* remember(text !== "" ? text : fetched !== undefined ? `(${m.isSticker ? "sticker" : "attachment"}${m.late !== undefined ? ", late" : ""})` : "")
         const context: InboundContext = {
           channel: "msgbridge",
           accountId,
@@ -191,7 +205,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           ...(fetched !== undefined && fetched.media.length > 0
             ? { media: fetched.media.map((x) => ({ path: x.path, mimeType: x.mimeType, name: x.name, size: x.size })) }
             : {}),
-          ...(note !== undefined ? { notes: [note] } : {})
+          ...(notes.length > 0 ? { notes } : {})
         }
         const values: TemplateValues = {
           MessageSid: short,
@@ -205,17 +219,17 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           Stream.map((block) => expandTemplates(block, values)),
           Stream.tap((block) => Effect.sync(() => void replied.push(block)))
         )
-        yield* markReplying(m.guid)
+        yield* markReplying(journalKey(m))
         const result = yield* send(chatGuid, blocks)
         if (historyKept > 0 && result.sent > 0) {
           yield* history.record(chatGuid, { sender: "me", text: replied.join("\n\n"), at: yield* Clock.currentTimeMillis, fromMe: true })
         }
       }).pipe(
-        Effect.catchAll((e) => report(m.guid, (e as { message?: string }).message ?? String(e))),
+        Effect.catchAll((e) => report(received.guid, (e as { message?: string }).message ?? String(e))),
         Effect.ensuring(
-          dedupe.done(m.guid).pipe(
+          dedupe.done(journalKey(received)).pipe(
             Effect.catchAll((e) =>
-              report(m.guid, `its "done" mark could not be written (${e.message}); it is not answered again after a restart`)
+              report(received.guid, `its "done" mark could not be written (${e.message}); it is not answered again after a restart`)
             )
           )
         )
@@ -225,6 +239,17 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     // are answered in arrival order and a burst of webhooks does not start one fiber per message that would
     // compete with intake for the CPU (what is queued is already durable: recovery finishes it after a stop).
     const work = yield* makeWorkQueue({ concurrency: 16, run: process })
+    /**
+     * Persist an inbound message before it is acknowledged, and mark its attachments as handed over (a later
+     * update repeating them is not news). true: new.
+     */
+    const acceptMessage = (m: InboundMessage, event: unknown) =>
+      Effect.gen(function*() {
+        const fresh = yield* dedupe.accept(journalKey(m), event)
+        if (fresh) yield* Effect.forEach(m.attachments, (a) => dedupe.markIfNew(attachmentKey(a.guid)), { discard: true })
+        return fresh
+      })
+
     /** Queue an accepted message on its chat's lane (webhooks, start-up recovery and catch-up alike). */
     const submit = (m: InboundMessage) => work.submit(m.chatGuid ?? m.sender ?? m.guid, m)
 
@@ -237,13 +262,21 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         events.lastEventAt = new Date().toISOString()
         if (event.kind === "typing") events.typing++
         else if (event.kind === "read") events.read++
+        if (event.kind === "update") {
+          const late = lateAttachments(event.message, dedupe.isSeen)
+          if (late === undefined) return { status: 200, body: { ok: true, ignored: true } } satisfies WebhookAnswer
+          const fresh = yield* acceptMessage(late, body)
+          if (fresh) yield* submit(late)
+          else events.duplicates++
+          return { status: 200, body: { ok: true, ...(fresh ? { lateAttachments: late.attachments.length } : { duplicate: true }) } } satisfies WebhookAnswer
+        }
         if (event.kind !== "message") {
           if (event.kind === "other") events.other++
           return { status: 200, body: { ok: true, ignored: event.kind === "other" } } satisfies WebhookAnswer
         }
         const m = event.message
         if (m.isFromMe) return { status: 200, body: { ok: true, fromMe: true } } satisfies WebhookAnswer
-        const fresh = yield* dedupe.accept(m.guid, body)
+        const fresh = yield* acceptMessage(m, body)
         if (!fresh) {
           events.duplicates++
           return { status: 200, body: { ok: true, duplicate: true } } satisfies WebhookAnswer
@@ -267,19 +300,30 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
         yield* report(p.guid, "the gateway stopped while this message's reply was being sent (or its \"done\" mark was lost); it is not sent again")
         yield* Effect.ignore(dedupe.done(p.guid))
       } else if (Either.isRight(parsed) && parsed.right.kind === "message") yield* submit(parsed.right.message)
-      else yield* Effect.ignore(dedupe.done(p.guid))
+      else if (Either.isRight(parsed) && parsed.right.kind === "update") {
+        // Late attachments accepted before the stop: the ones not handed over yet, under the same key.
+        const late = lateFromJournal(p.guid, parsed.right.message)
+        if (late !== undefined) yield* submit(late)
+        else yield* Effect.ignore(dedupe.done(p.guid))
+      } else yield* Effect.ignore(dedupe.done(p.guid))
     }
 
     // What arrived while the gateway was down. The first start of an account only sets the cursor: it
     // does not answer the whole history. A bridge that cannot be reached is retried (backoff up to 5
     // minutes) until one catch-up succeeds; only then do live messages move the cursor.
-    const runCatchUp = Effect.gen(function*() {
-      const cursor = yield* dedupe.cursor()
+    // A sweep starts where the previous one (or the start-up catch-up) started, not at the cursor: live
+    // messages move the cursor past a webhook that was lost before them.
+    let sweepFrom: number | undefined
+    const runCatchUp = (why: "start" | "sweep") => Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const persisted = yield* dedupe.cursor()
+      const cursor = why === "sweep" ? sweepFrom ?? persisted : persisted
+      sweepFrom = now
       if (cursor === undefined) {
-        yield* dedupe.advance(yield* Clock.currentTimeMillis)
+        yield* dedupe.advance(now)
         return
       }
-      catchUpState.status = "running"
+      if (why === "start") catchUpState.status = "running"
       const result = yield* catchUp({
         client,
         cursor,
@@ -287,22 +331,34 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           Effect.gen(function*() {
             const m = toInboundMessage(raw)
             if (m.isFromMe || dedupe.isSeen(m.guid)) return false
-            const fresh = yield* dedupe.accept(m.guid, { type: "new-message", data: raw })
+            const fresh = yield* acceptMessage(m, { type: "new-message", data: raw })
             if (fresh) yield* submit(m)
             return fresh
           })
       })
-      catchUpState.fetched = result.fetched
-      catchUpState.handed = result.handed
+      if (why === "start") {
+        catchUpState.fetched = result.fetched
+        catchUpState.handed = result.handed
+      }
       if (result.newest !== undefined) yield* dedupe.advance(result.newest)
       if (result.handed > 0 || result.truncated) {
         yield* Console.log(
-          `msgbridge[${accountId}]: caught up on ${result.handed} message${result.handed === 1 ? "" : "s"} that arrived while the gateway was down` +
+          `msgbridge[${accountId}]: caught up on ${result.handed} message${result.handed === 1 ? "" : "s"} ` +
+            (why === "start" ? "that arrived while the gateway was down" : "that the bridge did not deliver by webhook") +
             (result.truncated ? " (stopped at the catch-up limit; older ones were not fetched)" : "")
         )
       }
     })
-    yield* runCatchUp.pipe(
+    // While running, the same from the cursor every few minutes: a webhook the bridge failed to deliver is
+    // found then, not at the next restart (the journal keeps it exactly once).
+    const sweepEvery = Duration.seconds(channel.sweepIntervalSec ?? SWEEP_INTERVAL_SEC)
+    const sweeping = runCatchUp("sweep").pipe(
+      Effect.tap(() => Effect.sync(() => void (catchUpState.lastSweepAt = new Date().toISOString()))),
+      Effect.catchAll((e) => Console.error(`msgbridge[${accountId}]: sweep for undelivered messages failed, will retry: ${e.message}`)),
+      Effect.delay(sweepEvery),
+      Effect.forever
+    )
+    yield* runCatchUp("start").pipe(
       Effect.tapError((e) =>
         Effect.zipRight(
           Effect.sync(() => {
@@ -321,6 +377,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           cursorLive = true
         })
       ),
+      Effect.zipRight(sweeping),
       Effect.forkScoped
     )
     yield* Effect.suspend(() =>

@@ -10,6 +10,8 @@ export const WebhookEvent = Schema.Struct({ type: Schema.String, data: Schema.op
 
 export type InboundEvent =
   | { readonly kind: "message"; readonly message: InboundMessage }
+  /** `updated-message`: the same message again, changed (attachments that arrived late, an edit, a delivery). */
+  | { readonly kind: "update"; readonly message: InboundMessage }
   | { readonly kind: "typing"; readonly chatGuid: string; readonly display: boolean }
   | { readonly kind: "read"; readonly chatGuid: string; readonly read: boolean }
   | { readonly kind: "other"; readonly type: string }
@@ -30,7 +32,18 @@ export interface InboundMessage {
   readonly replyToGuid: string | undefined
   /** A sticker (placed on a bubble or sent alone): its attachment is media, not a tapback. */
   readonly isSticker: boolean
+  /**
+   * Attachments of an earlier message, arriving in an `updated-message`: they are the news, the text was
+   * answered already. `key` is its entry in the journal (the message's guid is the original's).
+   */
+  readonly late?: { readonly key: string }
 }
+
+/** The journal key of a message: its guid, or its late attachments' own key. */
+export const journalKey = (m: InboundMessage): string => m.late?.key ?? m.guid
+
+/** The journal key of an attachment already handed to the agent. */
+export const attachmentKey = (attachmentGuid: string): string => `att:${attachmentGuid}`
 
 const decodeMessage = Schema.decodeUnknownEither(BridgeMessage)
 
@@ -69,12 +82,13 @@ export const parseWebhook = (body: unknown): Either.Either<InboundEvent, string>
   if (Either.isLeft(event)) return Either.left("expected a JSON object {type, data}")
   const { type, data } = event.right
   switch (type) {
-    case "new-message": {
+    case "new-message":
+    case "updated-message": {
       const m = decodeMessage(data)
       if (Either.isLeft(m)) {
-        return Either.left(`new-message data: ${ParseResult.TreeFormatter.formatErrorSync(m.left).split("\n")[0]}`)
+        return Either.left(`${type} data: ${ParseResult.TreeFormatter.formatErrorSync(m.left).split("\n")[0]}`)
       }
-      return Either.right({ kind: "message", message: toInboundMessage(m.right) })
+      return Either.right({ kind: type === "new-message" ? "message" : "update", message: toInboundMessage(m.right) })
     }
     case "typing-indicator": {
       const d = data as { guid?: unknown; display?: unknown } | undefined
