@@ -3,6 +3,7 @@ import type { ElementHandle, FrameLocator, Locator, Page } from "playwright-core
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
+import { pseudoLocator } from "../snapshot/PseudoControls.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -306,7 +307,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /** Elements with the role and (exact) name, anywhere in the document the locator is evaluated in. */
     const alike = (within: Page | FrameLocator, role: string, name: string | undefined) =>
-      within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
+      pseudoLocator(within, role, name) ??
+        within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
 
     /**
      * That very node while it still has the role and name the snapshot showed. The check is part of the
