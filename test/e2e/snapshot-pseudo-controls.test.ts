@@ -49,6 +49,11 @@ describe("plain contenteditables and details summaries are controls in every sna
       expect(lineOf(snap, /"Title"/), where).toMatch(/: A real field$/)
     }
 
+    // The accessibility-tree format (over CDP, no refs) says the same.
+    const aria = await svcOk("browser", "snapshot", "--format", "aria")
+    expect(lineOf(aria, /Hello world/), aria).toMatch(/^\s*- textbox: Hello world$/)
+    expect(lineOf(aria, /Some notes/), aria).toMatch(/^\s*- textbox "Notes": Some notes$/)
+
     const snap = await svcOk("browser", "snapshot", "--interactive")
     await svcOk("browser", "type", refOf(snap, /Hello world/), "hello")
     await svcOk("browser", "type", refOf(snap, /textbox "Notes"/), "typed by ref")
@@ -74,6 +79,9 @@ describe("plain contenteditables and details summaries are controls in every sna
       expect(lineOf(snap, /"More info"/), where).toMatch(/^\s*- button "More info" \[collapsed\] \[ref=[^\]]+\]$/)
       expect(lineOf(snap, /"Open one"/), where).toMatch(/^\s*- button "Open one" \[expanded\] \[ref=[^\]]+\]$/)
     }
+
+    const aria = await svcOk("browser", "snapshot", "--format", "aria")
+    expect(lineOf(aria, /"More info"/), aria).toMatch(/^\s*- button "More info" \[collapsed\]$/)
 
     const role = await svcOk("browser", "snapshot", "--interactive")
     await svcOk("browser", "click", refOf(role, /button "More info"/))

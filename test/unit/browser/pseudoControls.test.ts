@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
+import { renderAriaSnapshot } from "../../../src/browser/snapshot/AriaFormat.js"
 import { foldControlState } from "../../../src/browser/snapshot/ControlLines.js"
 import { NO_CONTROLS, type PageControls } from "../../../src/browser/snapshot/PageControls.js"
 import { parseRoleSnapshot, renderRoleSnapshot } from "../../../src/browser/snapshot/RoleSnapshot.js"
@@ -141,5 +142,43 @@ describe("plain editors and summaries in AI snapshots", () => {
     expect(entries.get("4")).toEqual({ aria: "e4", role: "editable", name: "" })
     expect(entries.get("11")).toEqual({ aria: "e11", role: "summary", name: "Shipping" })
     expect(r.refs["11"]).toEqual({ role: "button", name: "Shipping" })
+  })
+})
+
+describe("plain editors and summaries in the accessibility-tree format", () => {
+  // What Chromium 156's Accessibility.getFullAXTree gives for the two editors and a closed details.
+  const ax = (nodeId: string, parentId: string | undefined, role: string, o: {
+    name?: string
+    value?: string
+    props?: Record<string, unknown>
+    children?: Array<string>
+  } = {}) => ({
+    nodeId,
+    parentId,
+    ignored: false,
+    role: { type: "role", value: role },
+    ...(o.name !== undefined ? { name: { type: "computedString", value: o.name } } : {}),
+    ...(o.value !== undefined ? { value: { type: "string", value: o.value } } : {}),
+    properties: Object.entries(o.props ?? {}).map(([name, value]) => ({ name, value: { type: "string", value } })),
+    childIds: o.children ?? []
+  })
+  const nodes = [
+    ax("1", undefined, "RootWebArea", { children: ["5", "6", "10"] }),
+    ax("5", "1", "generic", { name: "", value: "Hello world", props: { focusable: true, editable: "richtext" }, children: ["17"] }),
+    ax("17", "5", "StaticText", { name: "Hello world", props: { editable: "richtext" } }),
+    ax("6", "1", "generic", { name: "Notes", value: "Some\n\nnotes", props: { focusable: true, editable: "richtext" }, children: ["7"] }),
+    ax("7", "6", "paragraph", { name: "", props: { editable: "richtext" } }),
+    ax("10", "1", "group", { name: "", children: ["15"] }),
+    ax("15", "10", "DisclosureTriangle", { name: "More info", props: { focusable: true, expanded: false }, children: ["22"] }),
+    ax("22", "15", "StaticText", { name: "More info" })
+  ]
+
+  it("shows an editing host as a textbox with its text, and a summary as a button with its state", () => {
+    expect(renderAriaSnapshot({ nodes }).text).toBe(`- textbox: Hello world
+- textbox "Notes": Some notes
+- group:
+  - button "More info" [collapsed]`)
+  // A paragraph inside an editor is editable too, but not a host: it is not a textbox of its own.
+    expect(renderAriaSnapshot({ nodes }).text).not.toContain("paragraph")
   })
 })
