@@ -58,16 +58,22 @@ const findText = (hay: string, needle: string): number => {
   return needle.length >= 3 ? any : -1
 }
 
-/** The text a line and its subtree show (values, text runs, names of leaves), whitespace normalised. */
-const subtreeText = (lines: ReadonlyArray<string>, from: number, end: number): string => {
+/**
+ * The text a line and its subtree show (values, text runs, names of leaves), whitespace normalised; cut
+ * short once it is longer than `max` characters (it can no longer match).
+ */
+const subtreeText = (lines: ReadonlyArray<string>, from: number, end: number, max = Infinity): string => {
   const parts: Array<string> = []
-  for (let j = from; j < end; j++) {
+  let length = 0
+  for (let j = from; j < end && length <= max; j++) {
     const l = lines[j]!
     const h = parseLineHead(l, indentOf(l))
     if (h === undefined) continue
     const v = inlineOf(l, h)
-    if (v !== undefined) parts.push(v)
-    else if (h.role !== "text" && tailOf(l, h) === "") parts.push(nameOf(l, h))
+    const part = v ?? (h.role !== "text" && tailOf(l, h) === "" ? nameOf(l, h) : undefined)
+    if (part === undefined) continue
+    parts.push(part)
+    length += part.length + 1
   }
   return norm(parts.join(" "))
 }
@@ -90,6 +96,8 @@ const takeFirst = <A>(list: Array<A>, match: (a: A) => boolean): A | undefined =
 
 /** AI-mode text: each summary's and editor's `generic` line renamed, in place. */
 const placeInAiText = (lines: Array<string>, summaries: Array<Summary>, editables: Array<PseudoControl>) => {
+  // A generic whose text is longer than every editor's is none of them: its subtree is not read through.
+  const longest = editables.reduce((m, e) => Math.max(m, 2 * e.text.length + 16), 0)
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     const indent = indentOf(line)
@@ -112,10 +120,10 @@ const placeInAiText = (lines: Array<string>, summaries: Array<Summary>, editable
         continue
       }
     }
-    if (editables.length === 0) continue
-    const end = subtreeEnd(lines, i)
+    if (editables.length === 0 || !editables.some((c) => c.name === name)) continue
     const inline = inlineOf(line, head)
-    const text = inline !== undefined ? norm(inline) : end > i + 1 ? subtreeText(lines, i + 1, end) : ""
+    const end = inline === undefined ? subtreeEnd(lines, i) : i + 1
+    const text = inline !== undefined ? norm(inline) : end > i + 1 ? subtreeText(lines, i + 1, end, longest) : ""
     const e = takeFirst(editables, (c) => c.name === name && c.text === text && (text !== "" || name !== ""))
     if (e === undefined) continue
     const next = renamed(line, head, "textbox")
@@ -178,10 +186,16 @@ const placeSummaries = (lines: Array<string>, summaries: Array<Summary>): Array<
 /** Default-mode text: one editor placed, searching from `from` (document order); the index of its line or -1. */
 const placeEditable = (lines: Array<string>, e: PseudoControl, from: number): number => {
   const n = lines.length
-  const order = [...Array.from({ length: n - from }, (_, k) => from + k), ...Array.from({ length: from }, (_, k) => k)]
+  const order = function*() {
+    for (let k = from; k < n; k++) yield k
+    for (let k = 0; k < Math.min(from, n); k++) yield k
+  }
+  // Only lines that hold its first word are read further (most of a big page is skipped at that test).
+  const firstWord = e.text.split(" ", 1)[0]!
   // Its text inside one line's text.
-  for (const i of order) {
+  for (const i of order()) {
     const line = lines[i]!
+    if (!line.includes(firstWord)) continue
     const indent = indentOf(line)
     const head = parseLineHead(line, indent)
     if (head === undefined || OWN_VALUE_ROLES.has(head.role) || line.includes(" [~", indent)) continue
@@ -203,15 +217,16 @@ const placeEditable = (lines: Array<string>, e: PseudoControl, from: number): nu
     return i + replacement.indexOf(editableLeaf(child, e))
   }
   // Its text made of whole sibling lines (an editor with paragraphs): they are wrapped in its line.
-  for (const s of order) {
+  for (const s of order()) {
     const first = lines[s]!
+    if (!first.includes(firstWord)) continue
     const indent = indentOf(first)
     if (parseLineHead(first, indent) === undefined || first.includes(" [~", indent)) continue
     let acc = ""
     let k = s
     while (k < n && indentOf(lines[k]!) === indent) {
       const end = subtreeEnd(lines, k)
-      acc = norm(`${acc} ${subtreeText(lines, k, end)}`)
+      acc = norm(`${acc} ${subtreeText(lines, k, end, 2 * e.text.length + 16)}`)
       if (acc === e.text) {
         for (let j = s; j < end; j++) lines[j] = `  ${lines[j]}`
         lines.splice(s, 0, editableParent(indent, e))
