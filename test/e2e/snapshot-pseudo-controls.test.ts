@@ -16,6 +16,14 @@ const page = `<!doctype html><html><head><title>Editors</title></head><body>
 <button type="button">Go</button>
 </body></html>`
 
+// Look-alikes: two editors without a name, two summaries with the same text.
+const alike = `<!doctype html><html><head><title>Alike</title></head><body>
+<div contenteditable id="a">First editor</div>
+<div contenteditable id="b">Second editor</div>
+<details id="d1"><summary>Details</summary><p>one</p></details>
+<details id="d2"><summary>Details</summary><p>two</p></details>
+</body></html>`
+
 const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
 
 describe("plain contenteditables and details summaries are controls in every snapshot mode", () => {
@@ -29,7 +37,7 @@ describe("plain contenteditables and details summaries are controls in every sna
   const evaluate = async (fn: string) => JSON.parse(await svcOk("browser", "evaluate", "--json", "--fn", fn)).result
 
   beforeAll(async () => {
-    pages = await servePages({ "/editors": page })
+    pages = await servePages({ "/editors": page, "/alike": alike })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await svcOk("browser", "open", pages.url("/editors"))
   })
@@ -96,5 +104,20 @@ describe("plain contenteditables and details summaries are controls in every sna
     await svcOk("browser", "click", refOf(ai, /button "More info"/))
     expect(await evaluate("() => document.getElementById('more').open")).toBe(false)
     expect(lineOf(await svcOk("browser", "snapshot", "--efficient"), /"More info"/)).toContain("[collapsed]")
+  })
+
+  it("among look-alikes, a role ref acts on the very element its line showed", async () => {
+    await svcOk("browser", "navigate", pages.url("/alike"))
+    const snap = await svcOk("browser", "snapshot", "--interactive")
+    expect(snap.trim().split("\n")).toEqual([
+      expect.stringMatching(/^- textbox \[ref=e\d+\] \[nth=0\]: First editor$/),
+      expect.stringMatching(/^- textbox \[ref=e\d+\] \[nth=1\]: Second editor$/),
+      expect.stringMatching(/^- button "Details" \[collapsed\] \[ref=e\d+\] \[nth=0\]$/),
+      expect.stringMatching(/^- button "Details" \[collapsed\] \[ref=e\d+\] \[nth=1\]$/)
+    ])
+    await svcOk("browser", "type", refOf(snap, /Second editor/), "second typed")
+    await svcOk("browser", "click", refOf(snap, /"Details".*\[nth=1\]/))
+    expect(await evaluate("() => [a.textContent, b.textContent, d1.open, d2.open]"))
+      .toEqual(["First editor", "second typed", false, true])
   })
 })

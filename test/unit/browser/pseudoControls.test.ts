@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { identitiesFromAi } from "../../../src/browser/act/refIdentity.js"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { renderAriaSnapshot } from "../../../src/browser/snapshot/AriaFormat.js"
 import { foldControlState } from "../../../src/browser/snapshot/ControlLines.js"
@@ -180,5 +181,33 @@ describe("plain editors and summaries in the accessibility-tree format", () => {
   - button "More info" [collapsed]`)
   // A paragraph inside an editor is editable too, but not a host: it is not a textbox of its own.
     expect(renderAriaSnapshot({ nodes }).text).not.toContain("paragraph")
+  })
+})
+
+describe("look-alike editors and summaries get their element's identity from the AI snapshot", () => {
+  it("identitiesFromAi groups marked lines by their kind, unnamed ones apart from named ones", () => {
+    const ai = `- generic [active] [ref=e1]:
+  - generic [ref=e2]: First editor
+  - generic "Named" [ref=e3]: Labelled editor
+  - generic [ref=e4]: Second editor
+  - group [ref=e5]:
+    - generic "Details" [ref=e6]
+  - group [ref=e7]:
+    - generic "Details" [ref=e8]`
+    const folded = foldControlState(ai, {
+      ...NO_CONTROLS,
+      plainEditables: [
+        { name: "", text: "First editor" },
+        { name: "Named", text: "Labelled editor" },
+        { name: "", text: "Second editor" }
+      ],
+      summaries: [{ name: "Details", text: "Details", open: false }, { name: "Details", text: "Details", open: true }]
+    })
+    const ids = identitiesFromAi(folded, [
+      ["second", { role: "editable", name: undefined, nth: 1, count: 2 }],
+      ["first", { role: "editable", name: undefined, nth: 0, count: 2 }],
+      ["d2", { role: "summary", name: "Details", nth: 1, count: 2 }]
+    ])
+    expect(Object.fromEntries(ids)).toEqual({ first: "e2", second: "e4", d2: "e8" })
   })
 })
