@@ -63,6 +63,8 @@ describe("plain contenteditables and details summaries are controls in every sna
     expect(lineOf(aria, /Some notes/), aria).toMatch(/^\s*- textbox "Notes": Some notes$/)
 
     const snap = await svcOk("browser", "snapshot", "--interactive")
+    // Messages name it as the snapshot shows it.
+    expect(await svcOk("browser", "highlight", refOf(snap, /textbox "Notes"/))).toMatch(/: textbox "Notes"$/m)
     await svcOk("browser", "type", refOf(snap, /Hello world/), "hello")
     await svcOk("browser", "type", refOf(snap, /textbox "Notes"/), "typed by ref")
     expect(await evaluate("() => document.getElementById('plain').textContent")).toBe("hello")

@@ -3,7 +3,7 @@ import type { ElementHandle, FrameLocator, Locator, Page } from "playwright-core
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
-import { pseudoLocator } from "../snapshot/PseudoControls.js"
+import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -199,7 +199,7 @@ const bounded = <A>(what: () => Promise<A>, ms: number) =>
 
 /** `button "Save"`, `button "Save" [nth=1]`: what the ref stands for (messages add the ref itself). */
 const describe = (role: string, name: string, nth?: number) =>
-  `${role}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
+  `${shownRole(role)}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
 
 export class Refs extends Effect.Service<Refs>()("svc/Refs", {
   effect: Effect.gen(function*() {

@@ -17,6 +17,9 @@ export const SHOWN_ROLE: Readonly<Record<PseudoKind, string>> = { editable: "tex
 /** The lookup "roles" ref entries carry for these elements (never a real ARIA role). */
 export const PSEUDO_ROLES: ReadonlySet<string> = new Set<PseudoKind>(["editable", "summary"])
 
+/** The role a ref's lookup role is shown as (itself for a real role). */
+export const shownRole = (role: string): string => PSEUDO_ROLES.has(role) ? SHOWN_ROLE[role as PseudoKind] : role
+
 export const markerOf = (kind: PseudoKind) => ` [~${kind}]`
 
 /** The marker in a line (after `from`), or undefined; cheap for the lines that have none. */
