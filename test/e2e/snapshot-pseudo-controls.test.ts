@@ -13,6 +13,7 @@ const page = `<!doctype html><html><head><title>Editors</title></head><body>
 <input aria-label="Title" value="A real field">
 <details id="more"><summary>More info</summary><p>Hidden text</p></details>
 <details open><summary>Open one</summary><p>Shown text</p></details>
+<details id="returns"><summary><h3>Returns (30 days)</h3></summary><p>Send it back</p></details>
 <button type="button">Go</button>
 </body></html>`
 
@@ -99,6 +100,15 @@ describe("plain contenteditables and details summaries are controls in every sna
     const opened = await svcOk("browser", "snapshot", "--format", "role")
     expect(lineOf(opened, /"More info"/), opened).toContain("[expanded]")
     expect(opened).toContain("Hidden text")
+
+    // A summary whose text is a heading: role snapshots show it (the AI snapshot has no line of its own for
+    // it, only the heading inside, which a click toggles just as well).
+    for (const mode of MODES.slice(1)) {
+      const snap = await svcOk("browser", "snapshot", ...mode)
+      expect(lineOf(snap, /button "Returns/), snap).toMatch(/^\s*- button "Returns \(30 days\)" \[collapsed\] \[ref=[^\]]+\]$/)
+    }
+    await svcOk("browser", "click", refOf(await svcOk("browser", "snapshot", "--interactive"), /button "Returns/))
+    expect(await evaluate("() => document.getElementById('returns').open")).toBe(true)
 
     // The AI ref toggles it back.
     const ai = await svcOk("browser", "snapshot")

@@ -61,6 +61,11 @@ export const pseudoLocator = (within: Page | FrameLocator, role: string, name: s
   // Unlike getByRole, a ref without a name stands among the unnamed ones only: the snapshot counts them so.
   if (name === undefined || name === "") return within.locator(`${css}${UNNAMED}`).filter({ visible: true })
   const all = within.locator(css).filter({ visible: true })
-  const labelled = within.getByLabel(name, { exact: true }).or(within.getByTitle(name, { exact: true }))
-  return all.and(role === "summary" ? labelled.or(within.getByText(name, { exact: true })) : labelled)
+  const labelled = all.and(within.getByLabel(name, { exact: true }).or(within.getByTitle(name, { exact: true })))
+  // A summary is named by its text, which may sit in an element inside it (`<summary><h3>…`).
+  return role === "summary" ? all.filter({ hasText: wholeText(name) }).or(labelled) : labelled
 }
+
+/** The whole text of an element, whitespace as it may be in the page. */
+const wholeText = (name: string) =>
+  new RegExp(`^\\s*${name.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+")}\\s*$`)
