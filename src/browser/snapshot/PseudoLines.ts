@@ -108,7 +108,7 @@ const placeInAiText = (lines: Array<string>, summaries: Array<Summary>, editable
     const prev = i > 0 ? lines[i - 1]! : ""
     const firstInGroup = indentOf(prev) === indent - 2 && prev.startsWith("- group", indent - 2)
     if (firstInGroup && summaries.length > 0) {
-      const s = takeFirst(summaries, (c) => c.name === name)
+      const s = takeFirst(summaries, (c) => c.name !== "" && c.name === name)
       if (s !== undefined) {
         const state = ` [${s.open ? "expanded" : "collapsed"}]${markerOf("summary")}`
         const next = renamed(line, head, "button")

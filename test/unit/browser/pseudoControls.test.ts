@@ -146,6 +146,23 @@ describe("plain editors and summaries in AI snapshots", () => {
   })
 })
 
+describe("plain editors and summaries: what is not one", () => {
+  it("an editor first in a group (a fieldset) stays an editor beside an empty summary elsewhere", () => {
+    const folded = foldControlState("- group [ref=e1]:\n  - generic [ref=e2]: typed", {
+      ...NO_CONTROLS,
+      summaries: [{ name: "", text: "", open: false }],
+      plainEditables: [{ name: "", text: "typed" }]
+    })
+    expect(folded).toBe("- group [ref=e1]:\n  - textbox [~editable] [ref=e2]: typed")
+  })
+
+  it("a generic whose text is no editor's is left alone", () => {
+    const ai = "- generic [ref=e1]: Plain label\n- generic [ref=e2]: Plain note"
+    const folded = foldControlState(ai, { ...NO_CONTROLS, plainEditables: [{ name: "", text: "Plain note" }] })
+    expect(folded).toBe("- generic [ref=e1]: Plain label\n- textbox [~editable] [ref=e2]: Plain note")
+  })
+})
+
 describe("plain editors and summaries in the accessibility-tree format", () => {
   // What Chromium 156's Accessibility.getFullAXTree gives for the two editors and a closed details.
   const ax = (nodeId: string, parentId: string | undefined, role: string, o: {
