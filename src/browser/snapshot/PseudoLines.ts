@@ -114,7 +114,7 @@ const placeInAiText = (lines: Array<string>, summaries: Array<Summary>, editable
         const next = renamed(line, head, "button")
         const h = parseLineHead(next, indent)!
         const at = h.ref?.start ?? h.attrsEnd
-        // Playwright may have no [expanded] for a generic; any state an earlier pass added is replaced.
+        // The state read from the page replaces any playwright printed.
         const before = next.slice(0, at).replace(/ \[(?:expanded|collapsed)\]/g, "")
         lines[i] = before + state + next.slice(at)
         continue
