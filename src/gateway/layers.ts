@@ -5,6 +5,7 @@ import { createServer } from "node:http"
 import { ControlApi } from "../api/ControlApi.js"
 import { BrowserHttpLive } from "../browser/http.js"
 import type { Credentials } from "../http/guards.js"
+import { ShortDecodeErrorsLive } from "../http/decodeErrors.js"
 import { guard } from "../http/middleware.js"
 import { type ChannelsApi, makeChannels, MsgbridgeChannels } from "../msgbridge/channel/Channels.js"
 import { MessagingHttpLive } from "../msgbridge/http.js"
@@ -21,6 +22,7 @@ export const ControlServerLive = (options: {
   readonly channels?: ChannelsApi
 }) =>
   HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
+    Layer.provide(ShortDecodeErrorsLive),
     Layer.provide(HttpApiBuilder.api(ControlApi)),
     Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive)),
     Layer.provide(GatewayStatusLive),

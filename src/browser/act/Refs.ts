@@ -3,6 +3,7 @@ import type { ElementHandle, FrameLocator, Locator, Page } from "playwright-core
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
+import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -198,7 +199,7 @@ const bounded = <A>(what: () => Promise<A>, ms: number) =>
 
 /** `button "Save"`, `button "Save" [nth=1]`: what the ref stands for (messages add the ref itself). */
 const describe = (role: string, name: string, nth?: number) =>
-  `${role}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
+  `${shownRole(role)}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
 
 export class Refs extends Effect.Service<Refs>()("svc/Refs", {
   effect: Effect.gen(function*() {
@@ -306,7 +307,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /** Elements with the role and (exact) name, anywhere in the document the locator is evaluated in. */
     const alike = (within: Page | FrameLocator, role: string, name: string | undefined) =>
-      within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
+      pseudoLocator(within, role, name) ??
+        within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
 
     /**
      * That very node while it still has the role and name the snapshot showed. The check is part of the

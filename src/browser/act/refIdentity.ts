@@ -1,4 +1,5 @@
 import { indentOf, nameOf, parseLineHead } from "../snapshot/AriaLine.js"
+import { findMarker } from "../snapshot/PseudoControls.js"
 
 // Which element a ref may act on, as rules over data (no page): the identity a role ref borrows from an AI
 // snapshot of the same scope, and when look-alikes make a fallback ambiguous.
@@ -60,12 +61,17 @@ export const identitiesFromAi = <K>(
     const head = parseLineHead(line, indentOf(line))
     if (head === undefined || head.role === "text") continue
     const ref = head.ref?.value
-    let list = byRole.get(head.role)
-    if (list === undefined) byRole.set(head.role, list = [])
-    list.push(ref)
     const name = nameOf(line, head)
+    // A plain editor or summary (marked by ControlLines) is grouped by its lookup kind; unnamed ones apart.
+    const kind = findMarker(line)?.kind
+    const role = kind ?? head.role
+    if (kind === undefined || name === "") {
+      let list = byRole.get(role)
+      if (list === undefined) byRole.set(role, list = [])
+      list.push(ref)
+    }
     if (name !== "") {
-      const k = groupKey(head.role, name)
+      const k = groupKey(role, name)
       let l = named.get(k)
       if (l === undefined) named.set(k, l = [])
       l.push(ref)

@@ -1,6 +1,7 @@
 import type { AiRefEntry } from "../act/Refs.js"
 import { indentOf, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { countInteractive, countLines, Output } from "./CharacterCap.js"
+import { takeMarker } from "./PseudoControls.js"
 import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // AI snapshots: playwright's `mode: "ai"` text, renumbered for the agent in one linear pass over the lines
@@ -42,11 +43,18 @@ export const renderAiSnapshot = (
   while (pos < raw.length) {
     let end = raw.indexOf("\n", pos)
     if (end < 0) end = raw.length
-    const line = raw.slice(pos, end)
+    let line = raw.slice(pos, end)
     const lineStart = pos
     pos = end + 1
     const indent = indentOf(line)
     while (frames.length > 0 && indent <= frames[frames.length - 1]!.indent) frames.pop()
+    // A plain editor or a summary (PseudoControls): shown as its role, its ref looked up by its kind.
+    let lookup: string | undefined
+    if (line.indexOf(" [~", indent) >= 0) {
+      const taken = takeMarker(line)
+      line = taken.line
+      lookup = taken.kind
+    }
     if (line.indexOf("[ref=", indent) < 0 && line.indexOf("[box=", indent) < 0) {
       if (line.startsWith("- iframe", indent)) frames.push({ indent, dx: 0, dy: 0 })
       if (!out.push(line, undefined)) {
@@ -107,7 +115,7 @@ export const renderAiSnapshot = (
     if (shown !== undefined && head.ref !== undefined) {
       const name = nameOf(line, head)
       refs[shown] = { role: head.role, name }
-      entries.push([shown, { aria: head.ref.value, role: head.role, name }])
+      entries.push([shown, { aria: head.ref.value, role: lookup ?? head.role, name }])
       if (INTERACTIVE_ROLES.has(head.role)) interactive++
       if (box !== undefined) boxes.push({ ref: shown, ...box })
     }

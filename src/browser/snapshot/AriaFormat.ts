@@ -108,9 +108,20 @@ const nameOf = (n: AxNode): string =>
 
 const prop = (n: AxNode, name: string): unknown => n.properties?.find((p) => p.name === name)?.value.value
 
+/**
+ * The role a reader sees: an editing host without a role of its own (Chromium says generic) is a
+ * textbox, a details summary (Chromium's DisclosureTriangle) a button, as in the AI and role snapshots.
+ */
+const shownRole = (n: AxNode): string => {
+  const role = roleOf(n)
+  if (role === "DisclosureTriangle") return "button"
+  if (role === "generic" && prop(n, "editable") !== undefined && prop(n, "focusable") === true) return "textbox"
+  return role
+}
+
 const classify = (n: AxNode): Kind => {
   if (n.ignored) return "hoist"
-  const role = roleOf(n)
+  const role = shownRole(n)
   if (DROPPED_ROLES.has(role)) return "drop"
   if (role === "StaticText") return "text"
   if (role === "Iframe") return "node"
@@ -257,7 +268,7 @@ export const renderAriaSnapshot = (tree: AxTree, options: { readonly limit?: num
     }
 
     const { ctx: c, node } = item
-    const role = roleOf(node)
+    const role = shownRole(node)
     const name = nameOf(node)
     let inline: string | undefined
     let kids: Array<Item> = []

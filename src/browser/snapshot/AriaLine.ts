@@ -90,3 +90,23 @@ export const indentOf = (line: string) => {
   while (line.charCodeAt(i) === 32) i++
   return i
 }
+
+export const ESCAPES: Record<string, string> = { "\\": "\\", "\"": "\"", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+
+/** A YAML value as playwright prints it: plain, or double-quoted with its escapes (\\ \" \n … \xHH). */
+export const scalarOf = (raw: string): string => {
+  const s = raw.trim()
+  if (s.length >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
+    return s.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, (_, e: string) =>
+      e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ESCAPES[e] ?? e)
+  }
+  if (s.length >= 2 && s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'")
+  return s
+}
+
+/** An attribute value that the line parsers read back whole (`]` would end the attribute). */
+export const attrValue = (s: string) => JSON.stringify(s).replace(/\]/g, "\\u005d")
+
+/** A value after `: `, quoted when YAML would read it otherwise. */
+export const valueText = (s: string) =>
+  s !== "" && !/^[\s\-?:,[\]{}#&*!|>'"%@`]|^(?:true|false|null|~|[-+]?[\d.]+)$|: | #|\s$/i.test(s) ? s : JSON.stringify(s)

@@ -1,5 +1,7 @@
-import { indentOf, type LineHead, nameOf, parseLineHead } from "./AriaLine.js"
+import { attrValue, ESCAPES, indentOf, type LineHead, nameOf, parseLineHead, scalarOf, valueText } from "./AriaLine.js"
 import type { PageControls } from "./PageControls.js"
+import { findMarker } from "./PseudoControls.js"
+import { placePseudoControls } from "./PseudoLines.js"
 
 // A control's state on its own line, whatever the snapshot mode. Playwright prints a text field's value and
 // placeholder as child lines (`- /placeholder: …`, `- text: Ada`), which the interactive, compact and depth
@@ -12,25 +14,14 @@ import type { PageControls } from "./PageControls.js"
 //   - combobox "Country" [value="Germany"]:           the selected option, options still listed below
 //   - textbox "Editor" [value="First para Second"]:   an editor with paragraphs inside (or `: text` if none)
 //   - button "Menu" [collapsed]                       (expanded ones keep playwright's [expanded])
+//   - textbox "Notes": Some notes                      a plain contenteditable (PseudoLines.ts)
+//   - button "More info" [collapsed]                   a details summary (PseudoLines.ts)
 
 /** What a filled password field shows: what a person sees on the screen, and the same for every length. */
 export const PASSWORD_MASK = "••••••••"
 
 const VALUE_ROLES: ReadonlySet<string> = new Set(["textbox", "searchbox", "spinbutton", "combobox"])
 const CHECK_ROLES: ReadonlySet<string> = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"])
-
-const ESCAPES: Record<string, string> = { "\\": "\\", "\"": "\"", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
-
-/** A YAML value as playwright prints it: plain, or double-quoted with its escapes (\\ \" \n … \xHH). */
-const scalarOf = (raw: string): string => {
-  const s = raw.trim()
-  if (s.length >= 2 && s.startsWith("\"") && s.endsWith("\"")) {
-    return s.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, (_, e: string) =>
-      e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ESCAPES[e] ?? e)
-  }
-  if (s.length >= 2 && s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'")
-  return s
-}
 
 /** Whitespace as playwright normalises it, so a value compares equal however it was printed. */
 const normalise = (s: string) => s.replace(/[\u200b\u00ad]/g, "").replace(/\s+/g, " ").trim()
@@ -61,13 +52,6 @@ const scrubPasswords = (text: string, passwords: ReadonlyArray<string>): string 
 /** Long editor texts are cut: the line says what the field holds, the children (if any) say it all. */
 const MAX_VALUE_CHARS = 300
 const clip = (s: string) => (s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS - 1)}…` : s)
-
-/** An attribute value that the line parsers read back whole (`]` would end the attribute). */
-const attrValue = (s: string) => JSON.stringify(s).replace(/\]/g, "\\u005d")
-
-/** A value after `: `, quoted when YAML would read it otherwise. */
-const valueText = (s: string) =>
-  s !== "" && !/^[\s\-?:,[\]{}#&*!|>'"%@`]|^(?:true|false|null|~|[-+]?[\d.]+)$|: | #|\s$/i.test(s) ? s : JSON.stringify(s)
 
 /** The role word of a `- role …` line ("" for anything else), without parsing the rest. */
 const roleAt = (line: string, indent: number): string => {
@@ -141,7 +125,8 @@ const disclosureIndex = (controls: PageControls) => {
  * in the text: each line is read once, a control's direct children at most twice.
  */
 export const foldControlState = (raw: string, controls: PageControls): string => {
-  const lines = raw.split("\n")
+  // Plain editors and details summaries first: their lines are final (marked, see PseudoControls).
+  const lines = placePseudoControls(raw.split("\n"), controls)
   const passwords = new Set(controls.passwords.map(normalise))
   const expandedOf = disclosureIndex(controls)
   const editables = new Map<string, Array<string>>()
@@ -157,7 +142,7 @@ export const foldControlState = (raw: string, controls: PageControls): string =>
     const indent = indentOf(line)
     // Most lines are not controls: their role word decides that before the whole line is parsed.
     const quick = roleAt(line, indent)
-    if (!VALUE_ROLES.has(quick) && !CHECK_ROLES.has(quick) && !disclosed.has(quick)) {
+    if ((!VALUE_ROLES.has(quick) && !CHECK_ROLES.has(quick) && !disclosed.has(quick)) || findMarker(line, indent) !== undefined) {
       out.push(line)
       continue
     }

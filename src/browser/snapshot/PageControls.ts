@@ -3,7 +3,8 @@ import type { Frame, Page } from "playwright-core"
 
 // What playwright's ARIA text does not say about a page's controls, read from the page in one evaluation
 // per frame (all frames at once, beside the snapshot itself): which values are passwords, which controls
-// are collapsed, and what rich-text editors (contenteditable with role textbox) hold.
+// are collapsed, what rich-text editors (contenteditable with role textbox) hold, and the plain editors
+// and details summaries that its roles miss (PseudoControls.ts).
 
 export interface Disclosure {
   readonly role: string
@@ -16,6 +17,16 @@ export interface Editable {
   readonly text: string
 }
 
+/** A plain editing host or a details summary (see PseudoControls): its name and text. */
+export interface PseudoControl {
+  readonly name: string
+  readonly text: string
+}
+
+export interface Summary extends PseudoControl {
+  readonly open: boolean
+}
+
 export interface PageControls {
   /** The values of the page's password fields, whitespace normalised as playwright prints values. */
   readonly passwords: ReadonlyArray<string>
@@ -23,11 +34,22 @@ export interface PageControls {
   readonly disclosures: ReadonlyArray<Disclosure>
   /** contenteditable hosts with role textbox: playwright prints no text for them. */
   readonly editables: ReadonlyArray<Editable>
+  /** contenteditable divs and spans without a role, which playwright does not show as controls. */
+  readonly plainEditables?: ReadonlyArray<PseudoControl> | undefined
+  /** The summaries of details elements (without a role), with whether their details are open. */
+  readonly summaries?: ReadonlyArray<Summary> | undefined
   /** Some frame could not be read: values cannot be checked, so textbox values are all masked. */
   readonly unread: boolean
 }
 
-export const NO_CONTROLS: PageControls = { passwords: [], disclosures: [], editables: [], unread: false }
+export const NO_CONTROLS: PageControls = {
+  passwords: [],
+  disclosures: [],
+  editables: [],
+  plainEditables: [],
+  summaries: [],
+  unread: false
+}
 
 // Runs in the page (kept as source: this project compiles without the DOM library).
 export const READ_CONTROLS = `(() => {
@@ -65,7 +87,8 @@ export const READ_CONTROLS = `(() => {
     if (fromContent.has(role) || el.localName === "summary") { const t = norm(el.textContent); if (t) return t }
     return norm(el.getAttribute("title"))
   }
-  const passwords = [], disclosures = [], editables = []
+  const passwords = [], disclosures = [], editables = [], plainEditables = [], summaries = []
+  const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0
   // Targeted queries per tree (the document, then each open shadow root): cheaper than testing every element.
   const roots = [document]
   for (let k = 0; k < roots.length; k++) {
@@ -78,16 +101,23 @@ export const READ_CONTROLS = `(() => {
       disclosures.push({ role, name: nameOf(el, role), expanded: el.getAttribute("aria-expanded") === "true" })
     }
     for (const el of root.querySelectorAll("details > summary:first-of-type")) {
+      if (!el.hasAttribute("role")) {
+        if (shown(el)) summaries.push({ name: nameOf(el, "summary"), text: norm(el.textContent), open: el.parentElement.open })
+        continue
+      }
       if (el.hasAttribute("aria-expanded")) continue
       const role = roleOf(el)
       disclosures.push({ role, name: nameOf(el, role), expanded: el.parentElement.open })
     }
     for (const el of root.querySelectorAll("[contenteditable]")) {
-      if (!el.isContentEditable || (el.parentElement && el.parentElement.isContentEditable) || roleOf(el) !== "textbox") continue
-      editables.push({ name: nameOf(el, "textbox"), text: norm(el.innerText) })
+      if (!el.isContentEditable || (el.parentElement && el.parentElement.isContentEditable)) continue
+      if (roleOf(el) === "textbox") editables.push({ name: nameOf(el, "textbox"), text: norm(el.innerText) })
+      else if (!el.hasAttribute("role") && (el.localName === "div" || el.localName === "span") && shown(el)) {
+        plainEditables.push({ name: nameOf(el, "generic"), text: norm(el.innerText) })
+      }
     }
   }
-  return { passwords, disclosures, editables }
+  return { passwords, disclosures, editables, plainEditables, summaries }
 })()`
 
 type FrameControls = Omit<PageControls, "unread">
@@ -115,6 +145,8 @@ export const readPageControls = (page: Page): Effect.Effect<PageControls> =>
     const passwords: Array<string> = []
     const disclosures: Array<Disclosure> = []
     const editables: Array<Editable> = []
+    const plainEditables: Array<PseudoControl> = []
+    const summaries: Array<Summary> = []
     let unread = false
     for (const r of results) {
       if (r === undefined) {
@@ -124,6 +156,8 @@ export const readPageControls = (page: Page): Effect.Effect<PageControls> =>
       passwords.push(...r.passwords)
       disclosures.push(...r.disclosures)
       editables.push(...r.editables)
+      plainEditables.push(...(r.plainEditables ?? []))
+      summaries.push(...(r.summaries ?? []))
     }
-    return { passwords, disclosures, editables, unread }
+    return { passwords, disclosures, editables, plainEditables, summaries, unread }
   })

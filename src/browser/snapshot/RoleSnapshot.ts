@@ -1,6 +1,7 @@
 import { type RoleRefEntry, roleKey } from "../act/Refs.js"
 import { type Box, indentOf, type LineHead, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { Output } from "./CharacterCap.js"
+import { findMarker, PSEUDO_ROLES } from "./PseudoControls.js"
 import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // Role snapshots: playwright's default-mode ARIA text, parsed into a tree, then shown with e<n> refs that
@@ -15,6 +16,8 @@ export interface RoleNode {
   readonly parent: number
   /** "" for text, props and anything else that is not an element line. */
   readonly role: string
+  /** What its ref is looked up by: the role, or a PseudoControls kind (a plain editor shown as textbox). */
+  readonly lookup: string
   readonly name: string | undefined
   /** The line with its box attribute taken out. */
   readonly line: string
@@ -38,16 +41,23 @@ export const parseRoleSnapshot = (raw: string): Array<RoleNode> => {
     const parent = stack.length > 0 ? stack[stack.length - 1]!.index : -1
     let head = parseLineHead(line, indent)
     let box: Box | undefined
+    const marker = head !== undefined ? findMarker(line, head.keyStart) : undefined
+    if (marker !== undefined) {
+      line = line.slice(0, marker.start) + line.slice(marker.end)
+      head = parseLineHead(line, indent)
+    }
     if (head?.box !== undefined) {
       box = parseBox(head.box.value)
       line = line.slice(0, head.box.start) + line.slice(head.box.end)
       head = parseLineHead(line, indent)
     }
     const isElement = head !== undefined && head.role !== "text"
+    const role = isElement ? head!.role : ""
     nodes.push({
       level: stack.length,
       parent,
-      role: isElement ? head!.role : "",
+      role,
+      lookup: marker?.kind ?? role,
       name: isElement && head!.nameStart >= 0 ? nameOf(line, head!) : undefined,
       line,
       head,
@@ -116,10 +126,14 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
   for (let i = 0; i < n; i++) {
     const node = nodes[i]!
     if (node.role === "") continue
-    nthRole[i] = byRole.get(node.role) ?? 0
-    byRole.set(node.role, nthRole[i]! + 1)
-    if (node.name !== undefined && node.name !== "") {
-      const k = `${node.role}\u0000${node.name}`
+    const named = node.name !== undefined && node.name !== ""
+    // An unnamed plain editor's ref counts the unnamed ones only (pseudoLocator finds those).
+    if (!named || !PSEUDO_ROLES.has(node.lookup)) {
+      nthRole[i] = byRole.get(node.lookup) ?? 0
+      byRole.set(node.lookup, nthRole[i]! + 1)
+    }
+    if (named) {
+      const k = `${node.lookup}\u0000${node.name}`
       nthNamed[i] = byRoleName.get(k) ?? 0
       byRoleName.set(k, nthNamed[i]! + 1)
     }
@@ -201,9 +215,9 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
       if (eligible[i] === 1) {
         const named = node.name !== undefined && node.name !== ""
         const nth = named ? nthNamed[i]! : nthRole[i]!
-        const count = named ? byRoleName.get(`${node.role}\u0000${node.name}`)! : byRole.get(node.role)!
+        const count = named ? byRoleName.get(`${node.lookup}\u0000${node.name}`)! : byRole.get(node.lookup)!
         const target = {
-          role: node.role,
+          role: node.lookup,
           name: named ? node.name : undefined,
           nth,
           frameSelector: options.frameSelector,
@@ -229,12 +243,13 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
       continue
     }
     if (ref !== undefined && entry !== undefined) {
+      // The role shown (a plain editor's `textbox`), not the kind its ref is looked up by.
       const info: RefInfo = entry.count > 1
-        ? { role: entry.role, name: entry.name ?? "", nth: entry.nth }
-        : { role: entry.role, name: entry.name ?? "" }
+        ? { role: node.role, name: entry.name ?? "", nth: entry.nth }
+        : { role: node.role, name: entry.name ?? "" }
       refs[ref] = info
       entries.push([ref, entry])
-      if (INTERACTIVE_ROLES.has(entry.role)) interactive++
+      if (INTERACTIVE_ROLES.has(node.role)) interactive++
       if (node.box !== undefined) boxes.push({ ref, ...node.box })
     }
   }

@@ -183,7 +183,9 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               numberFor
             }))
           // Refs among look-alikes get their element's identity from an AI snapshot of the same scope.
-          yield* refs.identifyRoleRefs(tab, watch, () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }))
+          const pageControls = yield* Fiber.join(controls)
+          yield* refs.identifyRoleRefs(tab, watch, () =>
+            (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)))
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {
             // Boxes inside an iframe are relative to it: move them by where the iframe's content starts.
             const origin = yield* Effect.tryPromise({
