@@ -1,9 +1,19 @@
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
 import { checkCredentials, checkHost, checkOrigin, type Credentials } from "./guards.js"
 
-const refuse = (status: 401 | 403, tag: "Unauthorized" | "Forbidden", message: string) =>
+const refuse = (status: 401 | 403 | 413, tag: "Unauthorized" | "Forbidden" | "PayloadTooLarge", message: string) =>
   HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
+
+/** The largest request body a listener reads: requests are small JSON (files go by path, never in a body). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+const tooLarge = () =>
+  refuse(
+    413,
+    "PayloadTooLarge",
+    `the request body is over ${MAX_BODY_BYTES / 1024 / 1024} MiB; requests are small JSON (put files in the uploads root and give their path)`
+  )
 
 /**
  * Guards every route of a listener, known or not: a loopback Host (unless the listener is bound wider),
@@ -22,6 +32,24 @@ export const guard = (options: { readonly credentials: Credentials; readonly che
       if (!origin.ok) return refuse(403, "Forbidden", origin.message)
       const auth = checkCredentials(headers, options.credentials)
       if (!auth.ok) return refuse(401, "Unauthorized", auth.message)
-      return yield* app
+      const declared = Number(headers["content-length"] ?? "0")
+      if (declared > MAX_BODY_BYTES) return tooLarge()
+      // Every 4xx says what was wrong: an unknown route too, which the router answers with an empty body
+      // (rewritten on its way out: the server sends it before a middleware could see it).
+      yield* HttpApp.appendPreResponseHandler((req, response) =>
+        Effect.succeed(
+          response.status === 404 && response.body._tag === "Empty"
+            ? HttpServerResponse.unsafeJson(
+              {
+                _tag: "NotFound",
+                message: `no route ${req.method} ${req.url.split("?")[0]}; the control API's routes are listed in the README`
+              },
+              { status: 404 }
+            )
+            : response
+        )
+      )
+      // A body without a length (chunked) is cut at the same size as it is read.
+      return yield* app.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)))
     })
   )
