@@ -56,7 +56,7 @@ export const servePages = async () => {
   })
   await new Promise((r) => server.listen(0, "127.0.0.1", r))
   const port = server.address().port
-  return { url: (p) => `http://127.0.0.1:${port}${p}`, close: () => new Promise((r) => server.close(r)) }
+  return { url: (p) => `http://127.0.0.1:${port}${p}`, close: () => new Promise((r) => (server.close(r), server.closeAllConnections())) }
 }
 
 const get = (port, token, path) =>
