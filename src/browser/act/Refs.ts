@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Equal, type FiberId } from "effect"
 import type { FrameLocator, Locator, Page } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
@@ -154,8 +154,14 @@ interface TabState {
   maxIssued: number
   roleNumbers: Map<string, number>
   roleNext: number
-  /** Guards installed by resolve and not yet released (see refIdentity.ts). */
-  guards: Array<PendingGuard>
+  /** Guards installed by resolve and not yet released (see refIdentity.ts), with the fiber that resolved. */
+  guards: Array<OwnedGuard>
+}
+
+interface OwnedGuard {
+  readonly guard: PendingGuard
+  /** The request's fiber: an action that resolves several refs (fill, drag) resolves them all in it. */
+  readonly owner: FiberId.FiberId
 }
 
 const MAX_TABS = 256
@@ -303,25 +309,27 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       `it no longer matches the element the snapshot showed (${what}): that element was removed, re-rendered ` +
       "or relabelled since"
 
-    const takeGuards = (state: TabState | undefined) => {
+    /** Takes the tab's guards out (`unless`: but those of that fiber). */
+    const takeGuards = (state: TabState | undefined, unless?: FiberId.FiberId) => {
       if (state === undefined || state.guards.length === 0) return []
-      const guards = state.guards
-      state.guards = []
-      return guards
+      const taken = state.guards.filter((g) => unless === undefined || !Equal.equals(g.owner, unless))
+      state.guards = state.guards.filter((g) => !taken.includes(g))
+      return taken.map((g) => g.guard)
     }
 
     /** Keeps the guard of a lookup for settle; whether there is one. */
-    const kept = (state: TabState) => (r: Guarded) => {
-      if (r.guard !== undefined) state.guards.push(r.guard)
-      return { installed: r.guard !== undefined, count: r.count }
-    }
+    const kept = (state: TabState) => (r: Guarded) =>
+      Effect.map(Effect.fiberId, (owner) => {
+        if (r.guard !== undefined) state.guards.push({ guard: r.guard, owner })
+        return { installed: r.guard !== undefined, count: r.count }
+      })
 
     /** The node an aria ref names, while it still has its role and name (`same`, see identity): guarded. */
     const guardNode = (state: TabState, page: Page, ref: string, aria: string, same: Locator) => {
       const fail = (e: unknown) => pageGone(page, ref, e)
       return Effect.flatMap(guardInOneCall(page, ref, same, undefined, false, fail), (r) =>
         r !== undefined ? Effect.succeed(r) : guardThroughHandle(page, ref, page.locator(`aria-ref=${aria}`), same, undefined, fail))
-        .pipe(Effect.map(kept(state)))
+        .pipe(Effect.flatMap(kept(state)))
     }
 
     /** The one element `all` finds, pinned (with `mark`) by `locator`: guarded; or how many there are. */
@@ -329,7 +337,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       const fail = (e: unknown) => pageGone(page, ref, e)
       return Effect.flatMap(top ? guardInOneCall(page, ref, all, mark, true, fail) : Effect.succeed(undefined), (r) =>
         r !== undefined ? Effect.succeed(r) : guardThroughHandle(page, ref, all, locator, mark, fail))
-        .pipe(Effect.map(kept(state)))
+        .pipe(Effect.flatMap(kept(state)))
     }
 
     /** A ref found again by role and name, pinned to the node that was checked. */
@@ -353,20 +361,21 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const description = describe(entry.role, entry.name)
         const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
-        // An unknown aria ref matches nothing at once, where an action would wait out its timeout.
-        const same = identity(page, entry.aria, entry.role, entry.name)
-        if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
-        // The node is gone or relabelled. Only a main-frame element that was the one of its role and name
-        // may be found again by them, and only while it is still the only one.
-        if (
-          NUMERIC.test(key) && entry.name !== "" && roleCheckable(entry.role) &&
+        // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
+        // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
+        // name takes one page round trip less than through its aria ref (which then settles the rest).
+        const unique = NUMERIC.test(key) && entry.name !== "" && roleCheckable(entry.role) &&
           state.ai.unique.has(`${entry.role}\u0000${entry.name}`)
-        ) {
+        if (unique) {
           const others = alike(page, entry.role, entry.name)
           const mark = newGuardKey()
           const locator = pinned(page, others, mark)
           if ((yield* guardOnly(state, page, key, others, locator, mark, true)).installed) return found(locator)
         }
+        // That very node, while it still has its role and name. An unknown aria ref matches nothing at once,
+        // where an action would wait out its timeout.
+        const same = identity(page, entry.aria, entry.role, entry.name)
+        if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
         return yield* stale(key, changed(description))
       })
 
@@ -436,8 +445,9 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (page.isClosed()) return yield* pageGone(page, parsed.key, undefined)
         const navigations = yield* sessions.navigations(page)
         const state = stateOf(tab, false)
-        // Guards an earlier action left behind (it failed before it reported back).
-        const leftover = takeGuards(state)
+        // Guards an earlier action left behind (it failed before it reported back); those of this action's
+        // other refs (fill, drag) stay until it settles.
+        const leftover = takeGuards(state, yield* Effect.fiberId)
         if (leftover.length > 0) yield* releaseAll(leftover)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
