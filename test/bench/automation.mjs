@@ -5,7 +5,11 @@
 //  - the efficient snapshot's size beside the full AI snapshot on the large page;
 //  - click by ref through the control API (an AI ref and a role ref, with the checks that make a ref hit
 //    only the element its snapshot showed) vs playwright-core clicking the same button directly, on the
-//    small page, interleaved;
+//    small page, interleaved, each started after a random pause of up to two frames (a click waits for
+//    animation frames, so without it the fixed rhythm of the loop decides how much of a cost shows);
+//  - role snapshot (`--interactive`, with the identity pass that gives refs among look-alikes their element)
+//    vs a direct page.ariaSnapshot() of the same page, interleaved: on the small page (no look-alikes) and
+//    on a page of rows with look-alike buttons (the identity pass takes an AI snapshot as well);
 //  - snapshot --diff on the large page after one counter click vs the full snapshot: chars and ms.
 
 import { spawn } from "node:child_process"
@@ -36,15 +40,24 @@ const page = (n) => {
   return `<!doctype html><title>Bench ${n}</title><h1>Bench page</h1><p>Clicks: <span id="count">0</span></p><ul>${rows.join("")}</ul>`
 }
 
+/** Rows of look-alikes: every row has an "Edit" and a "Remove" button and an unnamed checkbox. */
+const rowsPage = (n) => {
+  const rows = []
+  for (let i = 0; i < n; i++) {
+    rows.push(`<li><input type="checkbox"> <span>Row ${i}</span> <button>Edit</button> <button>Remove</button></li>`)
+  }
+  return `<!doctype html><title>Rows</title><h1>Rows</h1><ul>${rows.join("")}</ul>`
+}
+
 export const servePages = async () => {
-  const pages = { "/small": page(130), "/large": page(1300) }
+  const pages = { "/small": page(130), "/large": page(1300), "/rows": rowsPage(40) }
   const server = http.createServer((req, res) => {
     const body = pages[req.url]
     res.writeHead(body ? 200 : 404, { "content-type": "text/html" }).end(body ?? "")
   })
   await new Promise((r) => server.listen(0, "127.0.0.1", r))
   const port = server.address().port
-  return { url: (p) => `http://127.0.0.1:${port}${p}`, close: () => new Promise((r) => server.close(r)) }
+  return { url: (p) => `http://127.0.0.1:${port}${p}`, close: () => new Promise((r) => (server.close(r), server.closeAllConnections())) }
 }
 
 const get = (port, token, path) =>
@@ -87,6 +100,34 @@ const timeSvc = (svc, args, env) =>
     c.once("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(err))))
   })
 
+/** A random pause of up to two animation frames, before each timed click (see above). */
+const jitter = () => new Promise((r) => setTimeout(r, Math.random() * 33))
+
+/** Role snapshots through the API (`--interactive`) vs page.ariaSnapshot() directly, interleaved. */
+const roleSnapshotsWith = async ({ controlPort, token, runs }, direct, targetId) => {
+  const viaGateway = []
+  const viaDirect = []
+  let refs = 0
+  for (let i = 0; i < runs + 2; i++) {
+    let t0 = performance.now()
+    await direct.ariaSnapshot()
+    const d = performance.now() - t0
+    t0 = performance.now()
+    const snap = await get(controlPort, token, `/snapshot?profile=svc&interactive=true&targetId=${targetId}&limit=10000000`)
+    const g = performance.now() - t0
+    refs = Object.keys(snap.refs ?? {}).length
+    if (i < 2) continue
+    viaDirect.push(d)
+    viaGateway.push(g)
+  }
+  return {
+    refs,
+    gatewayMs: round(median(viaGateway)),
+    directMs: round(median(viaDirect)),
+    ratio: Math.round((median(viaGateway) / median(viaDirect)) * 100) / 100
+  }
+}
+
 /**
  * `svcJson(args)` runs the CLI with --json; `controlPort` and `token` reach the gateway directly;
  * `cdpUrl` is the managed browser's CDP endpoint.
@@ -96,6 +137,7 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
   const pages = await servePages()
   const browser = await chromium.connectOverCDP(cdpUrl)
   const results = {}
+  const roleSnapshots = (direct, targetId) => roleSnapshotsWith({ controlPort, token, runs }, direct, targetId)
   try {
     for (const size of ["small", "large"]) {
       const tab = await svcJson(["browser", "open", pages.url(`/${size}`)])
@@ -127,13 +169,16 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         // Click by ref through the API vs a direct click of the same button, interleaved: first with an AI
         // ref, then with a role ref (a role snapshot retires the AI snapshot's refs, so one after the other).
         const button = direct.getByRole("button", { name: "Button 0", exact: true })
+        const clicks = runs * 3
         const clickRuns = async (ref) => {
           const viaApi = []
           const viaDirect = []
-          for (let i = 0; i < runs + 2; i++) {
+          for (let i = 0; i < clicks + 2; i++) {
+            await jitter()
             let t0 = performance.now()
             await button.click()
             const d = performance.now() - t0
+            await jitter()
             t0 = performance.now()
             await post(controlPort, token, "/act?profile=svc", { kind: "click", ref, targetId: tab.targetId })
             const a = performance.now() - t0
@@ -152,15 +197,18 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         const ai = await clickRuns(await refFor("format=ai"))
         const role = await clickRuns(await refFor("interactive=true"))
         const count = Number(await direct.locator("#count").textContent())
-        if (count !== 4 * (runs + 2)) throw new Error(`expected ${4 * (runs + 2)} clicks to land, saw ${count}`)
+        if (count !== 4 * (clicks + 2)) throw new Error(`expected ${4 * (clicks + 2)} clicks to land, saw ${count}`)
         results.clickApi = {
           directMs: round((ai.direct + role.direct) / 2),
           aiMs: round(ai.api),
           roleMs: round(role.api),
           aiRatio: Math.round((ai.api / ai.direct) * 100) / 100,
           roleRatio: Math.round((role.api / role.direct) * 100) / 100,
-          runs
+          aiPlusMs: round(ai.api - ai.direct),
+          rolePlusMs: round(role.api - role.direct),
+          runs: clicks
         }
+        results.roleSnapshot_small = await roleSnapshots(direct, tab.targetId)
       }
       if (size === "large") {
         const efficient = await get(controlPort, token, `/snapshot?profile=svc&efficient=true&targetId=${tab.targetId}`)
@@ -212,9 +260,68 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         }
       }
     }
+    {
+      const tab = await svcJson(["browser", "open", pages.url("/rows")])
+      await new Promise((r) => setTimeout(r, 300))
+      const direct = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url() === pages.url("/rows"))
+      results.roleSnapshot_rows = await roleSnapshots(direct, tab.targetId)
+    }
   } finally {
     await browser.close().catch(() => undefined)
     await pages.close()
   }
   return results
+}
+
+// `node test/bench/automation.mjs [runs]`: only these measurements, against a gateway of its own (a temp
+// state dir, free ports), without the rest of run.mjs. Build first (`npm run -s build`).
+if (process.argv[1] !== undefined && import.meta.url === (await import("node:url")).pathToFileURL(process.argv[1]).href) {
+  const fs = await import("node:fs")
+  const net = await import("node:net")
+  const os = await import("node:os")
+  const path = await import("node:path")
+  const { SVC_BIN } = await import("./cli-latency.mjs")
+  const portFree = (p) =>
+    new Promise((resolve) => {
+      const s = net.createServer()
+      s.once("error", () => resolve(false))
+      s.listen({ port: p, host: "127.0.0.1" }, () => s.close(() => resolve(true)))
+    })
+  let port
+  do port = 30000 + Math.floor(Math.random() * 9000)
+  while (!((await portFree(port)) && (await portFree(port + 2)) && (await portFree(port + 3))))
+  let cdpPort
+  do cdpPort = 18800 + Math.floor(Math.random() * 100)
+  while (!(await portFree(cdpPort)))
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-auto-"))
+  fs.writeFileSync(path.join(stateDir, "svc.json"), JSON.stringify({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } }))
+  const env = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
+  const gateway = spawn(SVC_BIN, ["gateway", "run"], { env, stdio: ["ignore", "pipe", "pipe"] })
+  await new Promise((resolve, reject) => {
+    let out = ""
+    const onData = (d) => (out += d, out.includes("svc gateway ready") && resolve())
+    gateway.stdout.on("data", onData)
+    gateway.stderr.on("data", onData)
+    gateway.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
+  })
+  const svcJson = (args) =>
+    new Promise((resolve, reject) => {
+      const c = spawn(SVC_BIN, [...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] })
+      let out = ""
+      let err = ""
+      c.stdout.on("data", (d) => (out += d))
+      c.stderr.on("data", (d) => (err += d))
+      c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
+    })
+  try {
+    await svcJson(["browser", "start"])
+    const status = await svcJson(["browser", "status"])
+    const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
+    const runs = Number(process.argv[2] ?? 10)
+    const r = await measureAutomation({ svc: SVC_BIN, env, svcJson, controlPort: port + 2, token, cdpUrl: status.cdpUrl, runs })
+    console.log(JSON.stringify(r, null, 2))
+  } finally {
+    await new Promise((resolve) => (gateway.exitCode !== null ? resolve() : (gateway.once("exit", resolve), gateway.kill("SIGTERM"))))
+    fs.rmSync(stateDir, { recursive: true, force: true })
+  }
 }

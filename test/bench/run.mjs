@@ -210,7 +210,10 @@ if (a !== undefined) {
   }
   console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
   const c = a.clickApi
-  console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x`)
+  console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x (+${c.aiPlusMs} ms, +${c.rolePlusMs} ms)`)
+  for (const [page, r] of [["small page", a.roleSnapshot_small], ["look-alike rows", a.roleSnapshot_rows]]) {
+    console.log(`role snapshot --interactive, ${page} (${r.refs} refs, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot() ${r.directMs} ms; ratio ${r.ratio}x`)
+  }
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
   const d = a.snapshotDiff
   console.log(`snapshot --diff after one click, large page (median of ${d.runs}): ${d.diffChars} chars in ${d.diffMs} ms; full AI snapshot ${d.fullChars} chars in ${d.fullMs} ms; ratios ${d.charsRatio}x chars, ${d.msRatio}x time`)

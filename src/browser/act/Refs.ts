@@ -1,14 +1,22 @@
-import { Effect } from "effect"
-import type { ElementHandle, FrameLocator, Locator, Page } from "playwright-core"
+import { Effect, Equal, type FiberId } from "effect"
+import type { FrameLocator, Locator, Page } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
 import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
+  bounded,
+  type Guarded,
+  guardInOneCall,
+  guardThroughHandle,
+  newGuardKey,
+  type PendingGuard,
+  releaseAll,
+  RESOLVE_MS
+} from "./refGuards.js"
+import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
-  installGuard,
-  releaseGuard,
   roleCheckable,
   startWatch,
   stopWatch,
@@ -147,15 +155,14 @@ interface TabState {
   maxIssued: number
   roleNumbers: Map<string, number>
   roleNext: number
-  /** Guards installed by resolve and not yet released (see refIdentity.ts). */
-  guards: Array<PendingGuard>
+  /** Guards installed by resolve and not yet released (see refIdentity.ts), with the fiber that resolved. */
+  guards: Array<OwnedGuard>
 }
 
-interface PendingGuard {
-  readonly key: string
-  readonly ref: string
-  /** The guarded element (in playwright's utility world, where the guard lives). */
-  readonly handle: ElementHandle
+interface OwnedGuard {
+  readonly guard: PendingGuard
+  /** The request's fiber: an action that resolves several refs (fill, drag) resolves them all in it. */
+  readonly owner: FiberId.FiberId
 }
 
 const MAX_TABS = 256
@@ -175,27 +182,6 @@ export interface AiRecord {
 export interface RoleRecord {
   readonly entries: Iterable<readonly [string, RoleRefEntry]>
 }
-
-/** A promise that gives up after ms (a stale ref must fail fast, never wait out an action timeout). */
-const bounded = <A>(what: () => Promise<A>, ms: number) =>
-  Effect.tryPromise({
-    try: (signal) =>
-      new Promise<A>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-        signal.addEventListener("abort", () => clearTimeout(timer))
-        what().then(
-          (a) => {
-            clearTimeout(timer)
-            resolve(a)
-          },
-          (e: unknown) => {
-            clearTimeout(timer)
-            reject(e)
-          }
-        )
-      }),
-    catch: (e) => e
-  })
 
 /** `button "Save"`, `button "Save" [nth=1]`: what the ref stands for (messages add the ref itself). */
 const describe = (role: string, name: string, nth?: number) =>
@@ -301,8 +287,6 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         ? new Conflict({ message: `ref ${ref} cannot be used: the tab was closed. Open or pick a tab (\`svc browser tabs\`), then ${FRESH_SNAPSHOT_HINT}.` })
         : stale(ref, `it no longer matches an element on the page (${errorText(e)}); the element was removed or re-rendered since the snapshot`)
 
-    const RESOLVE_MS = 2_000
-
     type Role = Parameters<Page["getByRole"]>[0]
 
     /** Elements with the role and (exact) name, anywhere in the document the locator is evaluated in. */
@@ -327,55 +311,40 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       `it no longer matches the element the snapshot showed (${what}): that element was removed, re-rendered ` +
       "or relabelled since"
 
-    /** Removes guards; the refs of those that stopped an event. */
-    const releaseAll = (guards: ReadonlyArray<PendingGuard>) =>
-      Effect.map(
-        Effect.forEach(guards, (g) =>
-          // The handle is let go without waiting for the browser to confirm it.
-          bounded(() => g.handle.evaluate(releaseGuard, g.key).finally(() => void g.handle.dispose().catch(() => undefined)), RESOLVE_MS)
-            .pipe(Effect.orElseSucceed(() => false), Effect.map((stopped) => stopped ? [g.ref] : [])), { concurrency: "unbounded" }),
-        (lists) => lists.flat()
-      )
-
-    const takeGuards = (state: TabState | undefined) => {
+    /** Takes the tab's guards out (`unless`: but those of that fiber). */
+    const takeGuards = (state: TabState | undefined, unless?: FiberId.FiberId) => {
       if (state === undefined || state.guards.length === 0) return []
-      const guards = state.guards
-      state.guards = []
-      return guards
+      const taken = state.guards.filter((g) => unless === undefined || !Equal.equals(g.owner, unless))
+      state.guards = state.guards.filter((g) => !taken.includes(g))
+      return taken.map((g) => g.guard)
     }
 
-    /**
-     * Guards the one element `find` matches, then checks with `check` (the ref's own locator, which holds
-     * the role and name) that it is the element the snapshot showed: false when it is not (nothing stays
-     * installed). Checking after the guard is in place leaves no moment where a relabel goes unnoticed.
-     */
-    const guardedFind = (state: TabState, page: Page, ref: string, find: Locator, check: Locator, mark: string | undefined) =>
-      Effect.gen(function*() {
-        const handles = yield* bounded(() => find.elementHandles(), RESOLVE_MS).pipe(Effect.mapError((e) => pageGone(page, ref, e)))
-        if (handles.length !== 1) {
-          for (const h of handles) void h.dispose().catch(() => undefined)
-          return false
-        }
-        const guard: PendingGuard = { key: mark ?? newKey(), ref, handle: handles[0]! }
-        const undo = releaseAll([guard])
-        yield* bounded(() => guard.handle.evaluate(installGuard, { key: guard.key, mark: mark !== undefined }), RESOLVE_MS).pipe(
-          Effect.tapError(() => undo),
-          Effect.mapError((e) => pageGone(page, ref, e))
-        )
-        const n = yield* countOf(page, ref, check).pipe(Effect.tapError(() => undo))
-        if (n !== 1) {
-          yield* undo
-          return false
-        }
-        state.guards.push(guard)
-        return true
+    /** Keeps the guard of a lookup for settle; whether there is one. */
+    const kept = (state: TabState) => (r: Guarded) =>
+      Effect.map(Effect.fiberId, (owner) => {
+        if (r.guard !== undefined) state.guards.push({ guard: r.guard, owner })
+        return { installed: r.guard !== undefined, count: r.count }
       })
+
+    /** The node an aria ref names, while it still has its role and name (`same`, see identity): guarded. */
+    const guardNode = (state: TabState, page: Page, ref: string, aria: string, same: Locator) => {
+      const fail = (e: unknown) => pageGone(page, ref, e)
+      return Effect.flatMap(guardInOneCall(page, ref, same, undefined, false, fail), (r) =>
+        r !== undefined ? Effect.succeed(r) : guardThroughHandle(page, ref, page.locator(`aria-ref=${aria}`), same, undefined, fail))
+        .pipe(Effect.flatMap(kept(state)))
+    }
+
+    /** The one element `all` finds, pinned (with `mark`) by `locator`: guarded; or how many there are. */
+    const guardOnly = (state: TabState, page: Page, ref: string, all: Locator, locator: Locator, mark: string, top: boolean) => {
+      const fail = (e: unknown) => pageGone(page, ref, e)
+      return Effect.flatMap(top ? guardInOneCall(page, ref, all, mark, true, fail) : Effect.succeed(undefined), (r) =>
+        r !== undefined ? Effect.succeed(r) : guardThroughHandle(page, ref, all, locator, mark, fail))
+        .pipe(Effect.flatMap(kept(state)))
+    }
 
     /** A ref found again by role and name, pinned to the node that was checked. */
     const pinned = (within: Page | FrameLocator, locator: Locator, key: string) =>
       locator.and(within.locator(`[${GUARD_ATTRIBUTE}="${key}"]`))
-
-    const newKey = () => `__svcRefGuard_${Math.random().toString(36).slice(2)}`
 
     const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
       Effect.gen(function*() {
@@ -394,22 +363,21 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const description = describe(entry.role, entry.name)
         const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
-        // evaluateAll answers at once (an unknown aria ref matches nothing), where an action would wait out
-        // its timeout.
-        const node = page.locator(`aria-ref=${entry.aria}`)
-        const same = identity(page, entry.aria, entry.role, entry.name)
-        if (yield* guardedFind(state, page, key, node, same, undefined)) return found(same)
-        // The node is gone or relabelled. Only a main-frame element that was the one of its role and name
-        // may be found again by them, and only while it is still the only one.
-        if (
-          NUMERIC.test(key) && entry.name !== "" && roleCheckable(entry.role) &&
+        // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
+        // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
+        // name takes one page round trip less than through its aria ref (which then settles the rest).
+        const unique = NUMERIC.test(key) && entry.name !== "" && roleCheckable(entry.role) &&
           state.ai.unique.has(`${entry.role}\u0000${entry.name}`)
-        ) {
+        if (unique) {
           const others = alike(page, entry.role, entry.name)
-          const mark = newKey()
+          const mark = newGuardKey()
           const locator = pinned(page, others, mark)
-          if (yield* guardedFind(state, page, key, others, locator, mark)) return found(locator)
+          if ((yield* guardOnly(state, page, key, others, locator, mark, true)).installed) return found(locator)
         }
+        // That very node, while it still has its role and name. An unknown aria ref matches nothing at once,
+        // where an action would wait out its timeout.
+        const same = identity(page, entry.aria, entry.role, entry.name)
+        if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
         return yield* stale(key, changed(description))
       })
 
@@ -429,7 +397,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)
-          if (yield* guardedFind(state, page, key, page.locator(`aria-ref=${entry.aria}`), same, undefined)) return found(same)
+          if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
         }
         const within = entry.frameSelector !== undefined ? page.frameLocator(entry.frameSelector) : page
         let all = alike(within, entry.role, entry.name)
@@ -439,10 +407,15 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           all = scope.and(all).or(alike(scope as unknown as Page, entry.role, entry.name))
         }
         // The only one of its kind, then and now: it is the element the snapshot showed (or its replacement).
-        const mark = newKey()
-        const locator = pinned(within, all, mark)
-        if (entry.count === 1 && (yield* guardedFind(state, page, key, all, locator, mark))) return found(locator)
-        const count = yield* countOf(page, key, all)
+        let count: number | undefined = undefined
+        if (entry.count === 1) {
+          const mark = newGuardKey()
+          const locator = pinned(within, all, mark)
+          const r = yield* guardOnly(state, page, key, all, locator, mark, entry.frameSelector === undefined)
+          if (r.installed) return found(locator)
+          count = r.count
+        }
+        count ??= yield* countOf(page, key, all)
         if (count !== entry.count) {
           return yield* stale(
             key,
@@ -474,8 +447,9 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (page.isClosed()) return yield* pageGone(page, parsed.key, undefined)
         const navigations = yield* sessions.navigations(page)
         const state = stateOf(tab, false)
-        // Guards an earlier action left behind (it failed before it reported back).
-        const leftover = takeGuards(state)
+        // Guards an earlier action left behind (it failed before it reported back); those of this action's
+        // other refs (fill, drag) stay until it settles.
+        const leftover = takeGuards(state, yield* Effect.fiberId)
         if (leftover.length > 0) yield* releaseAll(leftover)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
@@ -536,9 +510,12 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       Effect.gen(function*() {
         const table = stateOf(tab, false)?.role
         const needed = table === undefined ? [] : [...table.entries].filter(([, e]) => e.count > 1)
-        const aiText = needed.length > 0 && watch.key !== undefined
-          ? yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
-          : undefined
+        if (needed.length === 0 || watch.key === undefined) {
+          // Nothing to identify: the watch is stopped without waiting for the page to confirm it.
+          yield* Effect.forkDaemon(stopWatching(watch))
+          return
+        }
+        const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
         const changedMeanwhile = yield* stopWatching(watch)
         if (table === undefined || aiText === undefined || changedMeanwhile) return
         const ids = identitiesFromAi(aiText, needed)

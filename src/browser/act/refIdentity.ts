@@ -95,17 +95,30 @@ interface PageWatch {
 /**
  * In the page (self-contained: playwright sends its source): notice any change that could move, relabel,
  * show or hide an element while the role snapshot and its AI twin are taken. Kept under a random key, not
- * enumerable.
+ * enumerable. The first change is all it needs to know, so it stops watching then; a watch nobody stops
+ * ends by itself after a minute (and then reads as changed).
  */
 export const startWatch = (key: string): string => {
   const g = globalThis as unknown as Record<string, PageWatch | undefined> & {
     MutationObserver: new(callback: () => void) => PageWatch["observer"]
     document: unknown
+    setTimeout(f: () => void, ms: number): unknown
   }
   g[key]?.observer.disconnect()
-  const state: PageWatch = { changed: false, observer: new g.MutationObserver(() => void (state.changed = true)) }
+  const state: PageWatch = {
+    changed: false,
+    observer: new g.MutationObserver(() => {
+      state.changed = true
+      state.observer.disconnect()
+    })
+  }
   state.observer.observe(g.document, { subtree: true, childList: true, characterData: true, attributes: true })
   Object.defineProperty(g, key, { value: state, configurable: true, enumerable: false, writable: true })
+  g.setTimeout(() => {
+    if (g[key] !== state) return
+    state.observer.disconnect()
+    delete g[key]
+  }, 60_000)
   return key
 }
 
@@ -122,11 +135,12 @@ export const stopWatch = (key: string): boolean => {
 
 // ---------------------------------------------------------------------------------------------------------
 // The guard: between the check of a ref and the events of its action, the page may still relabel the
-// node (a list that reuses its rows). A guard installed before the check remembers what the node looked
-// like; any trusted input event aimed at the node after that while it looks different is stopped before
-// the page sees it, and the action is then reported as not done. The functions below run in the page, in
-// playwright's utility world (where element handles of aria refs live), and are self-contained
-// (playwright sends their source).
+// node (a list that reuses its rows). A guard installed in the same page task as the check (the function
+// below runs on what the check's query found) remembers what the node looked like; any trusted input event
+// aimed at the node after that while it looks different is stopped before the page sees it, and the action
+// is then reported as not done. The functions below run in the page's main world (where playwright
+// evaluates functions on the elements its queries find) and are self-contained (playwright sends their
+// source).
 
 interface GuardedElement {
   readonly localName: string
@@ -142,20 +156,38 @@ interface GuardedElement {
 }
 
 interface GuardState {
-  readonly fp: string
-  readonly listener: (event: unknown) => void
-  readonly types: ReadonlyArray<string>
-  readonly mark: boolean
-  readonly timer: unknown
-  blocked: boolean
+  /** Removes the guard (and its mark); true when it stopped an event. */
+  readonly release: () => boolean
 }
 
 /** The attribute that pins a ref found again by role and name to the node that was checked. */
 export const GUARD_ATTRIBUTE = "data-svc-ref"
 
-/** In the page: guard the element under `key`; `mark` also sets GUARD_ATTRIBUTE to the key. */
-export const installGuard = (element: unknown, arg: { readonly key: string; readonly mark: boolean }): boolean => {
-  const el = element as GuardedElement
+export interface GuardArgs {
+  readonly key: string
+  /** Also set GUARD_ATTRIBUTE to the key (a ref found again by role and name is pinned to this node). */
+  readonly mark: boolean
+  /** Install only in the top document (answer -1 elsewhere): its guards are released by one page call. */
+  readonly topOnly: boolean
+}
+
+/**
+ * In the page: guard what a query found when it is exactly one element. `found` is that element, or the
+ * array of all the query found. Answers how many it found (the guard is installed when that is 1), or -1
+ * when it runs in a child frame and `topOnly` is set (nothing installed).
+ */
+export const guardFound = (found: unknown, arg: GuardArgs): number => {
+  const all = Array.isArray(found) ? found : [found]
+  if (all.length !== 1) return all.length
+  const g = globalThis as unknown as Record<string, GuardState | undefined> & {
+    top: unknown
+    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    setTimeout(f: () => void, ms: number): unknown
+    clearTimeout(timer: unknown): void
+  }
+  if (arg.topOnly && g.top !== globalThis) return -1
+  const el = all[0] as GuardedElement
   // What the accessible name is made of, short of computing it: labels, the name-bearing attributes of the
   // element and its descendants, and its text (not a field's: typing changes that).
   const look = () => {
@@ -169,52 +201,42 @@ export const installGuard = (element: unknown, arg: { readonly key: string; read
     return [el.localName, a("role"), a("aria-label"), byId, labels, a("title"), a("alt"), a("placeholder"), a("aria-hidden"),
       el.localName === "input" ? a("type") + a("value") : "", inner, field ? "" : el.textContent ?? ""].join("\u0001")
   }
-  const g = globalThis as unknown as Record<string, GuardState | undefined> & {
-    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
-    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
-    setTimeout(f: () => void, ms: number): unknown
-  }
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
     "keydown", "keypress", "beforeinput", "touchstart", "touchend", "dragstart"]
-  const drop = () => {
-    for (const t of types) g.removeEventListener(t, state.listener, true)
+  const fp = look()
+  let blocked = false
+  const listener = (event: unknown) => {
+    const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
+    if (!e.isTrusted || !e.composedPath().includes(el)) return
+    if (el.isConnected && look() === fp) return
+    blocked = true
+    e.stopImmediatePropagation()
+    e.preventDefault()
+  }
+  const release = () => {
+    for (const t of types) g.removeEventListener(t, listener, true)
     if (arg.mark) el.removeAttribute("data-svc-ref")
-    delete g[arg.key]
+    g.clearTimeout(timer)
+    if (g[arg.key]?.release === release) delete g[arg.key]
+    return blocked
   }
-  const state: GuardState = {
-    fp: look(),
-    types,
-    mark: arg.mark,
-    blocked: false,
-    listener: (event: unknown) => {
-      const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
-      if (!e.isTrusted || !e.composedPath().includes(el)) return
-      if (el.isConnected && look() === state.fp) return
-      state.blocked = true
-      e.stopImmediatePropagation()
-      e.preventDefault()
-    },
-    // A guard whose action never reported back does not outlive it by much.
-    timer: g.setTimeout(() => g[arg.key] === state && drop(), 120_000)
-  }
-  for (const t of types) g.addEventListener(t, state.listener, true)
+  // A guard whose action never reported back does not outlive it by much.
+  const timer = g.setTimeout(release, 120_000)
+  g[arg.key]?.release()
+  for (const t of types) g.addEventListener(t, listener, true)
   if (arg.mark) el.setAttribute("data-svc-ref", arg.key)
-  Object.defineProperty(g, arg.key, { value: state, configurable: true, enumerable: false, writable: true })
-  return true
+  Object.defineProperty(g, arg.key, { value: { release }, configurable: true, enumerable: false, writable: true })
+  return 1
 }
 
-/** In the page: remove the guard; true when it stopped an event. */
-export const releaseGuard = (element: unknown, key: string): boolean => {
-  const el = element as GuardedElement
-  const g = globalThis as unknown as Record<string, GuardState | undefined> & {
-    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
-    clearTimeout(timer: unknown): void
-  }
-  const state = g[key]
-  if (state === undefined) return false
-  for (const t of state.types) g.removeEventListener(t, state.listener, true)
-  if (state.mark) el.removeAttribute("data-svc-ref")
-  g.clearTimeout(state.timer)
-  delete g[key]
-  return state.blocked
+/** In the page: remove the guards under `keys` (of this document); the keys of those that stopped an event. */
+export const releaseGuards = (keys: ReadonlyArray<string>): Array<string> => {
+  const g = globalThis as unknown as Record<string, GuardState | undefined>
+  return keys.filter((k) => g[k]?.release() === true)
+}
+
+/** The same, run on an element handle of the guarded element's document (a guard inside an iframe). */
+export const releaseGuardsNear = (_element: unknown, keys: ReadonlyArray<string>): Array<string> => {
+  const g = globalThis as unknown as Record<string, GuardState | undefined>
+  return keys.filter((k) => g[k]?.release() === true)
 }

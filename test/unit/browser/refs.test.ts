@@ -195,17 +195,22 @@ const expectConflict = (e: Either.Either<unknown, unknown>) => {
 }
 
 describe("Refs over a fake page", () => {
-  it.effect("resolves a numeric ref through its aria ref", () => {
+  it.effect("resolves a numeric ref by its role and name while it is the only one, else through its aria ref", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
       const r = yield* recordAi(refs, fake, AI("", [2, 3]))
       expect(r.text).toContain('button "B2" [ref=2]')
+      // The only button named "B2", in the snapshot and now: found by role and name (pinned to that node).
       const resolved = yield* refs.resolve(tab, fake.page, "2")
-      // That node, and only while it is still a button named "B2".
-      expect(resolved.locator).toMatchObject({ kind: "and", selector: "aria-ref=e2", role: "button", name: "B2" })
+      expect(resolved.locator).toMatchObject({ kind: "role", role: "button", name: "B2" })
       expect(resolved.description).toBe('button "B2"')
+      // A look-alike appeared: that node, and only while it is still a button named "B2".
+      fake.add("button", "B2")
+      const again = yield* refs.resolve(tab, fake.page, "2")
+      expect(again.locator).toMatchObject({ kind: "and", selector: "aria-ref=e2", role: "button", name: "B2" })
+      expect(again.description).toBe('button "B2"')
     }).pipe(Effect.provide(layer))
   })
 
