@@ -1,19 +1,28 @@
 // Code that runs in the page. Each function is self-contained: playwright sends its source text.
 
+/**
+ * The result of the agent's code, boxed: the browser sends a primitive (a 50 MB string) back whole with its
+ * handle, an object stays in the page. serialiseForAgent opens the box there and sends a capped text.
+ */
+export interface AgentResultBox {
+  readonly value: unknown
+}
+
 /** Runs the agent's source: an expression, or a function (called with the element when there is a ref). */
-export const runAgentCode = async (element: unknown, source: string): Promise<unknown> => {
+export const runAgentCode = async (element: unknown, source: string): Promise<AgentResultBox> => {
   const value: unknown = (0, eval)(source)
-  return typeof value === "function" ? await (value as (el: unknown) => unknown)(element) : await value
+  return { value: typeof value === "function" ? await (value as (el: unknown) => unknown)(element) : await value }
 }
 
 /** The same without an element. */
-export const runAgentCodeOnPage = async (source: string): Promise<unknown> => {
+export const runAgentCodeOnPage = async (source: string): Promise<AgentResultBox> => {
   const value: unknown = (0, eval)(source)
-  return typeof value === "function" ? await (value as () => unknown)() : await value
+  return { value: typeof value === "function" ? await (value as () => unknown)() : await value }
 }
 
 /** JSON text of any page value, cut to `limit` characters; DOM nodes, functions and cycles become strings. */
-export const serialiseForAgent = (value: unknown, limit: number): { json?: string; total: number; error?: string } => {
+export const serialiseForAgent = (box: AgentResultBox, limit: number): { json?: string; total: number; error?: string } => {
+  const value = box.value
   const seen = new WeakSet<object>()
   let json: string | undefined
   try {

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
-import { BrowserUnavailable, Conflict, InternalError } from "../../domain/errors.js"
+import { BrowserUnavailable, Conflict, InternalError, InvalidRequest } from "../../domain/errors.js"
 import { classifyPlaywrightError } from "../act/failures.js"
 import { formatDuration } from "../act/messages.js"
 
 // One call into the automation library that is not an action on a ref (cookies, storage, emulation,
 // download bookkeeping): bounded in time, its failure mapped onto an error the control API declares.
 
-export type PageCallError = BrowserUnavailable | Conflict | InternalError
+export type PageCallError = BrowserUnavailable | Conflict | InternalError | InvalidRequest
 
 export const DEFAULT_PAGE_CALL_MS = 8_000
 
@@ -28,6 +28,9 @@ export const pageCall = <A>(
       if (f.kind === "navigated") {
         return new Conflict({ message: `${what}: the page navigated while this ran; retry once it has loaded` })
       }
+      // The browser refusing a value it was given ("Invalid locale name", "Invalid timezone ID") is bad input.
+      const refused = /Protocol error \([\w.]+\): (Invalid[^\n]*)/.exec(f.detail)
+      if (refused !== null) return new InvalidRequest({ message: `${what}: the browser refused the value: ${refused[1]}` })
       return new InternalError({ message: `${what} failed: ${f.detail}` })
     }
   }).pipe(
