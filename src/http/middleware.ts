@@ -1,8 +1,13 @@
 import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { authThrottle } from "../platform/authThrottle.js"
 import { checkCredentials, checkHost, checkOrigin, type Credentials } from "./guards.js"
 
-const refuse = (status: 401 | 403 | 413, tag: "Unauthorized" | "Forbidden" | "PayloadTooLarge", message: string) =>
+const refuse = (
+  status: 401 | 403 | 413 | 429,
+  tag: "Unauthorized" | "Forbidden" | "PayloadTooLarge" | "TooManyRequests",
+  message: string
+) =>
   HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
 
 /** The largest request body a listener reads: requests are small JSON (files go by path, never in a body). */
@@ -31,7 +36,13 @@ export const guard = (options: { readonly credentials: Credentials; readonly che
       const origin = checkOrigin(request.method, headers)
       if (!origin.ok) return refuse(403, "Forbidden", origin.message)
       const auth = checkCredentials(headers, options.credentials)
-      if (!auth.ok) return refuse(401, "Unauthorized", auth.message)
+      if (!auth.ok) {
+        // Slowed per address (the right credentials never are): guessing runs at a few tries a second.
+        const verdict = yield* authThrottle.failed(Option.getOrElse(request.remoteAddress, () => "unknown"))
+        return verdict === "refuse"
+          ? refuse(429, "TooManyRequests", "too many failed attempts from this address; wait, then send the right credentials")
+          : refuse(401, "Unauthorized", auth.message)
+      }
       const declared = Number(headers["content-length"] ?? "0")
       if (declared > MAX_BODY_BYTES) return tooLarge()
       // Every 4xx says what was wrong: an unknown route too, which the router answers with an empty body

@@ -4,6 +4,7 @@ import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
 import type { WebhookAnswer } from "./channel/Channel.js"
 import { hostnameOf, isLoopbackAddress, isLoopbackHostname } from "../platform/loopback.js"
+import { authThrottle } from "../platform/authThrottle.js"
 import { secretEquals } from "../platform/secrets.js"
 
 export const WEBHOOK_MAX_BYTES = 1024 * 1024
@@ -148,6 +149,11 @@ export const webhookHandler = (options: {
       trustedProxies: options.trustedProxies
     })
     if (!ok) {
+      // Slowed per address, like the control port's failures (the bridge's own webhooks never are).
+      const verdict = yield* authThrottle.failed(Option.getOrElse(request.remoteAddress, () => "unknown"))
+      if (verdict === "refuse") {
+        return answer({ status: 429, body: { error: "webhook refused: too many failed attempts from this address; wait" } })
+      }
       return answer({
         status: 401,
         body: { error: "webhook refused: pass the channel password as ?password=… in the URL registered on the bridge server" }
