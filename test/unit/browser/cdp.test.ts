@@ -11,7 +11,8 @@ import {
 } from "../../../src/browser/snapshot/AriaFormat.js"
 import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
 import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
-import { type CdpEndpoint, redactUrl, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { type CdpEndpoint, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { redactSecrets } from "../../../src/platform/redact.js"
 import { pngSize } from "../../../src/browser/cdp/png.js"
 import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
@@ -203,7 +204,7 @@ describe("Cdp helpers", () => {
   })
 
   it("hides credentials and tokens in URLs meant for messages", () => {
-    expect(redactUrl("wss://user:pw@h.example/x?token=abc&mode=1")).toBe("wss://user:***@h.example/x?token=***&mode=1")
+    expect(redactSecrets("wss://user:pw@h.example/x?token=abc&mode=1")).toBe("wss://user:***@h.example/x?token=***&mode=1")
   })
 
   it("reads PNG dimensions from the IHDR chunk", () => {
