@@ -28,13 +28,14 @@ export const dropped = (ep: CdpEndpoint, method: string) =>
 const AUTH_FAILED = "authentication failed: "
 
 /** The endpoint refused the credentials (HTTP 401 or 403 on /json/* or on the websocket upgrade). */
-export const authenticationFailed = (what: string, status: number, withCredentials: boolean) =>
+export const authenticationFailed = (what: string, status: number, withCredentials: boolean, note = "") =>
   new BrowserUnavailable({
     message: `${AUTH_FAILED}${what} answered HTTP ${status}. ` +
       (withCredentials
         ? "Check the user and password in cdpUrl (http://user:password@host:port; svc sends them as HTTP Basic)."
         : "Give the credentials in cdpUrl: http://user:password@host:port (sent as HTTP Basic), or the " +
-          "service's own ?token=... .")
+          "service's own ?token=... .") +
+      note
   })
 
 export const isAuthenticationFailure = (e: { readonly message: string }) => e.message.startsWith(AUTH_FAILED)

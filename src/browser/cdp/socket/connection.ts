@@ -69,7 +69,17 @@ const handshake = (ep: CdpEndpoint, wsUrl: string): Effect.Effect<CDP.Client, Br
         const refused = /unexpected server response: (401|403)\b/i.exec(describeError(e))
         resume(Effect.fail(
           refused !== null
-            ? authenticationFailed(`the CDP websocket ${redactSecrets(wsUrl)}`, Number(refused[1]), hasUserinfo(wsUrl))
+            ? authenticationFailed(
+              `the CDP websocket ${redactSecrets(wsUrl)}`,
+              Number(refused[1]),
+              hasUserinfo(wsUrl),
+              // The websocket client (chrome-remote-interface's ws) takes the header from the URL as written.
+              /^[a-z]+:\/\/[^/?#@]*%[0-9a-f]{2}[^/?#@]*@/i.test(wsUrl)
+                ? " The websocket client sends the user and password as the URL writes them, percent-escapes " +
+                  "included, so one with characters a URL must escape (such as @ : / ? # or spaces) cannot log in " +
+                  "on the websocket: use credentials without them, or the service's ?token=."
+                : ""
+            )
             : unreachable(ep, `websocket ${redactSecrets(wsUrl)}: ${describeError(e)}`)
         ))
       }
