@@ -1,10 +1,14 @@
 import { ParseResult } from "effect"
 import type { ConfigEditError } from "../config/edit.js"
+import { redactSecrets } from "../platform/redact.js"
 import type { Connection } from "./Connection.js"
 
-/** Any failure of a CLI command, as the one line a person reads (multi-line messages are folded). */
+/**
+ * Any failure of a CLI command, as the one line a person reads (multi-line messages are folded), with
+ * credentials and tokens in the URLs it quotes hidden.
+ */
 export const describeCliError = (error: unknown, connection?: Connection): string =>
-  describe(error, connection).trim().replace(/\s*\n\s*/g, " | ")
+  redactSecrets(describe(error, connection).trim().replace(/\s*\n\s*/g, " | "))
 
 /**
  * What `--json` prints for a failure, inside `{"error": ...}`: the error's tag, its one line, and the HTTP

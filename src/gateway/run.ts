@@ -1,5 +1,6 @@
-import { ConfigProvider, Console, Context, Effect, Either, Layer } from "effect"
+import { ConfigProvider, Console, Context, Effect, Either, Layer, Logger } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
+import { redactSecrets } from "../platform/redact.js"
 import { defaultProfileName } from "../config/SvcConfig.js"
 import { GatewayRunError, type GatewayRunOptions } from "./GatewayRunner.js"
 import { BridgeHttpClientLive } from "../msgbridge/bridge/transport.js"
@@ -83,9 +84,22 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   return yield* Effect.never
 })
 
+/** Log messages with credentials and tokens in the URLs they quote hidden (the gateway's stdout is often kept). */
+const redactLogMessage = (message: unknown): unknown =>
+  typeof message === "string"
+    ? redactSecrets(message)
+    : Array.isArray(message)
+    ? message.map(redactLogMessage)
+    : message
+export const RedactingLogger = Logger.replace(
+  Logger.prettyLoggerDefault,
+  Logger.mapInputOptions(Logger.prettyLoggerDefault, (o) => ({ ...o, message: redactLogMessage(o.message) }))
+)
+
 export const runGateway = (options: GatewayRunOptions): Effect.Effect<void, GatewayRunError> =>
   gateway(options).pipe(
     Effect.scoped,
+    Effect.provide(RedactingLogger),
     Effect.provide(ConfigStore.Default),
     Effect.mapError((e) => (e instanceof GatewayRunError ? e : new GatewayRunError(e.message))),
     options.port === undefined

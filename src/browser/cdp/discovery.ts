@@ -1,9 +1,10 @@
-import { HttpClient, type HttpClientError, HttpClientResponse } from "@effect/platform"
+import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { type Cause, Data, Duration, Effect, Layer, type ParseResult, Schema } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { type CdpEndpoint, isWebSocketUrl, jsonUrl, parseEndpoint, redactUrl, rewriteWebSocketUrl } from "./endpoints.js"
-import { describeError, unreachable } from "./messages.js"
+import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
+import { type CdpEndpoint, isWebSocketUrl, jsonUrl, parseEndpoint, rewriteWebSocketUrl } from "./endpoints.js"
+import { authenticationFailed, describeError, hasUserinfo, unreachable } from "./messages.js"
 
 // A browser's DevTools HTTP endpoint, asked what it is and where its websocket is: GET /json/version. One
 // request serves the launcher (is the browser it started ready yet?) and the Cdp service (which websocket
@@ -27,7 +28,7 @@ type VersionError = HttpClientError.HttpClientError | ParseResult.ParseError | C
 
 /** Why an endpoint's /json/version gave no websocket, worded for a person configuring cdpUrl. */
 const versionFailure = (ep: CdpEndpoint, path: string) => (e: VersionError): BrowserUnavailable => {
-  const where = redactUrl(ep.url)
+  const where = redactSecrets(ep.url)
   switch (e._tag) {
     case "TimeoutException":
       return new BrowserUnavailable({
@@ -38,6 +39,9 @@ const versionFailure = (ep: CdpEndpoint, path: string) => (e: VersionError): Bro
     case "RequestError":
       return unreachable(ep, e.cause !== undefined ? describeError(e.cause) : e.reason)
     case "ResponseError":
+      if (e.reason === "StatusCode" && (e.response.status === 401 || e.response.status === 403)) {
+        return authenticationFailed(`${where} (${path})`, e.response.status, hasUserinfo(ep.url))
+      }
       if (e.reason === "StatusCode") {
         return new BrowserUnavailable({
           message: `${where} answered HTTP ${e.response.status} for ${path}: it does not look like a ` +
@@ -69,12 +73,18 @@ export class CdpDiscovery extends Effect.Service<CdpDiscovery>()("svc/CdpDiscove
       HttpClient.filterStatusOk
     )
 
-    /** The one /json/version request: 2xx only, decoded, the whole exchange bounded by `timeoutMs`. */
-    const fetchVersion = (url: URL, timeoutMs: number) =>
-      client.get(url).pipe(
+    /**
+     * The one /json/version request: 2xx only, decoded, the whole exchange bounded by `timeoutMs`. Credentials
+     * in the URL's userinfo go as an Authorization: Basic header (a query token stays in the URL).
+     */
+    const fetchVersion = (url: URL, timeoutMs: number) => {
+      const auth = basicAuthOf(url)
+      const request = HttpClientRequest.get(withoutUserinfo(url))
+      return client.execute(auth === undefined ? request : HttpClientRequest.setHeader(request, "authorization", auth)).pipe(
         Effect.flatMap(HttpClientResponse.schemaBodyJson(CdpVersion)),
         Effect.timeout(Duration.millis(timeoutMs))
       )
+    }
 
     /** Whether the browser on a loopback port answers yet (the launcher polls this while Chromium starts). */
     const probe = (port: number, timeoutMs = PROBE_TIMEOUT_MS): Effect.Effect<CdpVersion, CdpProbeFailed> =>
@@ -92,7 +102,7 @@ export class CdpDiscovery extends Effect.Service<CdpDiscovery>()("svc/CdpDiscove
             rewritten = rewriteWebSocketUrl(ep.url, v.webSocketDebuggerUrl)
           } catch {
             return Effect.fail(
-              unreachable(ep, `it advertised an unusable websocket URL ${JSON.stringify(redactUrl(v.webSocketDebuggerUrl))}`)
+              unreachable(ep, `it advertised an unusable websocket URL ${JSON.stringify(redactSecrets(v.webSocketDebuggerUrl))}`)
             )
           }
           return Effect.succeed({

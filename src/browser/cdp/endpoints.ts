@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { isLocalHostname } from "../../platform/loopback.js"
+import { redactSecrets } from "../../platform/redact.js"
 
 // Where a browser's DevTools are reached: the endpoint as configured, the /json URLs under it, the websocket
 // it advertises, and the endpoint as it may be shown to a person (secrets hidden).
@@ -20,20 +21,6 @@ export interface CdpEndpoint {
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000
 
-const SECRET_KEYS = /token|key|secret|pass|auth|sig/i
-
-/** The endpoint as it may appear in a message or a log: credentials and secret-looking query values hidden. */
-export const redactUrl = (raw: string): string => {
-  try {
-    const u = new URL(raw)
-    if (u.password !== "") u.password = "***"
-    for (const [k] of u.searchParams) if (SECRET_KEYS.test(k)) u.searchParams.set(k, "***")
-    return u.toString()
-  } catch {
-    return raw
-  }
-}
-
 /** The endpoint's URL, if it is one CDP can be spoken at. */
 export const parseEndpoint = (ep: CdpEndpoint): Effect.Effect<URL, BrowserUnavailable> => {
   try {
@@ -44,10 +31,13 @@ export const parseEndpoint = (ep: CdpEndpoint): Effect.Effect<URL, BrowserUnavai
   }
   return Effect.fail(
     new BrowserUnavailable({
-      message: `the CDP endpoint ${JSON.stringify(redactUrl(ep.url))} is not an http(s):// or ws(s):// URL; check cdpUrl`
+      message: `the CDP endpoint ${JSON.stringify(redactSecrets(ep.url))} is not an http(s):// or ws(s):// URL; check cdpUrl`
     })
   )
 }
+
+const effectivePort = (u: URL): string =>
+  u.port !== "" ? u.port : u.protocol === "https:" || u.protocol === "wss:" ? "443" : "80"
 
 export const isWebSocketUrl = (u: URL): boolean => u.protocol === "ws:" || u.protocol === "wss:"
 
@@ -62,6 +52,8 @@ export const jsonUrl = (base: URL, path: string): URL => {
 /**
  * Browsers (and proxies in front of them) often advertise a websocket on localhost whatever address they
  * were reached at: point it back at the address the endpoint names, and carry the endpoint's query over.
+ * The endpoint's credentials (userinfo) go along only to the endpoint's own host and port; the websocket
+ * client sends them as an Authorization: Basic header on the upgrade.
  */
 export const rewriteWebSocketUrl = (endpointUrl: string, advertised: string): string => {
   const base = new URL(endpointUrl)
@@ -72,5 +64,10 @@ export const rewriteWebSocketUrl = (endpointUrl: string, advertised: string): st
     ws.protocol = base.protocol === "https:" ? "wss:" : "ws:"
   }
   if (ws.search === "" && base.search !== "") ws.search = base.search
+  const sameHost = ws.hostname === base.hostname || (isLocalHostname(ws.hostname) && isLocalHostname(base.hostname))
+  if ((base.username !== "" || base.password !== "") && sameHost && effectivePort(ws) === effectivePort(base)) {
+    ws.username = base.username
+    ws.password = base.password
+  }
   return ws.toString()
 }

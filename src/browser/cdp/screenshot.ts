@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { redactUrl } from "./endpoints.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { targetError } from "./messages.js"
 import { pngSize } from "./png.js"
 import type { Connection, Params } from "./socket/connection.js"
@@ -42,7 +42,7 @@ export const screenshot = (conn: Connection, targetId: string, opts: { readonly 
     const size = pngSize(png)
     if (size === undefined) {
       return yield* new BrowserUnavailable({
-        message: `the browser at ${redactUrl(ep.url)} returned a screenshot that is not a PNG`
+        message: `the browser at ${redactSecrets(ep.url)} returned a screenshot that is not a PNG`
       })
     }
     const result: Screenshot = { png, width: size.width, height: size.height }

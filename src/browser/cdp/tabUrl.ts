@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { parseUserUrl, type UrlProblem } from "../../platform/url.js"
 
 // The URL a new tab opens, read with the shared reading of typed URLs, refused in a tab's own words.
@@ -30,6 +31,6 @@ const tabProblem = (raw: string, problem: UrlProblem): string => {
  */
 export const normaliseTabUrl = (raw: string, options: { readonly allowFile?: boolean } = {}): string | InvalidRequest =>
   Either.match(parseUserUrl(raw, options), {
-    onLeft: (problem) => new InvalidRequest({ message: `${tabProblem(raw, problem)}; ${TAB_URL_HELP}` }),
+    onLeft: (problem) => new InvalidRequest({ message: `${redactSecrets(tabProblem(raw, problem))}; ${TAB_URL_HELP}` }),
     onRight: (url) => url
   })

@@ -6,10 +6,12 @@ import { BrowserUnavailable, Conflict } from "../../domain/errors.js"
 import { type AutomationAvailability, probeAutomation } from "../pages/Automation.js"
 import { Cdp } from "../cdp/Cdp.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
+import { isAuthenticationFailure } from "../cdp/messages.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { defaultHeadless, defaultNoSandbox } from "./chromeFlags.js"
 import { ChromeLauncher, type LaunchedBrowser } from "./ChromeLauncher.js"
 import { ChromeLocator, type LocatedBrowser } from "./ChromeLocator.js"
-import { profileInfo, Profiles, type ResolvedProfile } from "./Profiles.js"
+import { profileInfo, Profiles, redactNullable, type ResolvedProfile } from "./Profiles.js"
 
 interface Running {
   readonly launched: LaunchedBrowser
@@ -69,8 +71,13 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         return r !== undefined && r.launched.isRunning() ? r : undefined
       })
 
-    const reachable = (url: string) =>
-      Effect.flatMap(endpointOf(url), (ep) => cdp.version(ep)).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+    /** Why the browser at `url` cannot be spoken to, or none when it answers. */
+    const unreachableWhy = (url: string) =>
+      Effect.flatMap(endpointOf(url), (ep) => cdp.version(ep)).pipe(
+        Effect.as(Option.none<BrowserUnavailable>()),
+        Effect.catchAll((e) => Effect.succeed(Option.some(e)))
+      )
+    const reachable = (url: string) => Effect.map(unreachableWhy(url), Option.isNone)
 
     const settings = Effect.map(store.get, (config) => ({
       headless: config.browser?.headless ?? defaultHeadless(process.env, process.platform),
@@ -161,18 +168,24 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
               message: `profile "${profile.name}" is attach-only and has no CDP port: set browser.profiles.${profile.name}.cdpPort`
             })
           }
-          if (!(yield* reachable(url))) {
+          const why = yield* unreachableWhy(url)
+          if (Option.isSome(why)) {
+            // The endpoint answered but refused the credentials: say that, not that nothing answers.
+            if (isAuthenticationFailure(why.value)) {
+              return yield* new BrowserUnavailable({ message: `profile "${profile.name}": ${why.value.message}` })
+            }
+            const where = redactSecrets(url)
             return yield* (profile.driver === "relay"
               ? new BrowserUnavailable({
-                message: `the extension relay for profile "relay" is not connected at ${url}: ` +
+                message: `the extension relay for profile "relay" is not connected at ${where}: ` +
                   "use the managed browser (`--browser-profile svc`, or make it the default with " +
                   "`svc config set browser.defaultProfile svc`) or a profile with a cdpUrl"
               })
               : new BrowserUnavailable({
                 message: profile.attachOnly && profile.driver === "managed"
-                  ? `profile "${profile.name}" is attach-only and nothing answers CDP at ${url}; ` +
+                  ? `profile "${profile.name}" is attach-only and nothing answers CDP at ${where}; ` +
                     `start the browser yourself with --remote-debugging-port=${profile.cdpPort}`
-                  : `no browser answers CDP at ${url} for profile "${profile.name}"; check that it is running and that cdpUrl is right`
+                  : `no browser answers CDP at ${where} for profile "${profile.name}"; check that it is running and that cdpUrl is right`
               }))
           }
           return { launched: false as boolean, elapsedMs: performance.now() - t0 }
@@ -206,7 +219,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           running: runningNow,
           pid: live?.launched.pid ?? null,
           cdpPort: live?.launched.cdpPort ?? profile.cdpPort,
-          cdpUrl: live?.launched.cdpUrl ?? profile.cdpUrl,
+          cdpUrl: redactNullable(live?.launched.cdpUrl ?? profile.cdpUrl),
           executable: live?.executable ?? null,
           headless: live?.headless ?? headless,
           attachOnly: profile.attachOnly,

@@ -14,6 +14,7 @@ import {
 } from "../../config/SvcConfig.js"
 import type { ProfileDriver, ProfileInfo } from "../../domain/browser.js"
 import { InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { redactSecrets } from "../../platform/redact.js"
 
 /** A profile as configured: how to reach its browser, and how it looks. */
 export interface ResolvedProfile {
@@ -31,6 +32,9 @@ export interface ResolvedProfile {
   readonly userDataDir: string | null
 }
 
+/** A profile's CDP URL as it may be shown: its credentials and tokens hidden (svc.json keeps them). */
+export const redactNullable = (url: string | null): string | null => (url === null ? null : redactSecrets(url))
+
 /** A profile as the API shows it. */
 export const profileInfo = (p: ResolvedProfile, running: boolean): ProfileInfo => ({
   name: p.name,
@@ -38,7 +42,7 @@ export const profileInfo = (p: ResolvedProfile, running: boolean): ProfileInfo =
   builtIn: p.builtIn,
   isDefault: p.isDefault,
   cdpPort: p.cdpPort,
-  cdpUrl: p.cdpUrl,
+  cdpUrl: redactNullable(p.cdpUrl),
   attachOnly: p.attachOnly,
   color: p.color,
   running
@@ -181,7 +185,7 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
           if (request.color !== undefined) entry.color = request.color
           if (request.attachOnly === true) entry.attachOnly = true
           profiles[request.name] = entry
-        }).pipe(Effect.mapError((e) => new InternalError({ message: e.message })))
+        }).pipe(Effect.mapError((e) => new InternalError({ message: redactSecrets(e.message) })))
         const created = build(yield* store.get, request.name)!
         if (created.driver === "managed" && !created.attachOnly) yield* ensurePort(created)
         return build(yield* store.get, request.name)!

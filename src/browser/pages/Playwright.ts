@@ -3,7 +3,8 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
-import { type CdpEndpoint, redactUrl } from "../cdp/endpoints.js"
+import type { CdpEndpoint } from "../cdp/endpoints.js"
+import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
 import { errorText, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library
@@ -31,6 +32,17 @@ export interface PlaywrightTimings {
   readonly connectMs: number | undefined
   readonly lookupMs: number | undefined
   readonly connectedAt: string | undefined
+}
+
+/** An endpoint URL as the library is given it: userinfo taken out and sent as a header instead. */
+const endpointUrl = (raw: string): { readonly href: string; readonly headers: Record<string, string> } => {
+  try {
+    const u = new URL(raw)
+    const auth = basicAuthOf(u)
+    return auth === undefined ? { href: raw, headers: {} } : { href: withoutUserinfo(u).href, headers: { authorization: auth } }
+  } catch {
+    return { href: raw, headers: {} }
+  }
 }
 
 declare const __filename: string | undefined
@@ -242,13 +254,18 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       Effect.gen(function*() {
         const t0 = performance.now()
         const timeout = Math.max(5_000, endpoint.timeoutMs + endpoint.handshakeTimeoutMs)
+        // Credentials in the URL's userinfo go as an Authorization: Basic header, on /json/version and on the
+        // websocket alike (the library sends `headers` with both).
+        const url = endpointUrl(endpoint.url)
         const browser = yield* Effect.tryPromise({
-          try: () => lib.chromium.connectOverCDP(endpoint.url, { timeout }),
+          try: () => lib.chromium.connectOverCDP(url.href, { timeout, headers: url.headers }),
           catch: (e) =>
             new BrowserUnavailable({
-              message: `the automation library could not connect to the browser of profile "${profile}" at ` +
-                `${redactUrl(endpoint.url)}: ${errorText(e)}. Check that the browser runs (\`svc browser status\`), ` +
-                "or start it with `svc browser start`."
+              message: redactSecrets(
+                `the automation library could not connect to the browser of profile "${profile}" at ` +
+                  `${endpoint.url}: ${errorText(e)}. Check that the browser runs (\`svc browser status\`), ` +
+                  "or start it with `svc browser start`."
+              )
             })
         })
         const conn: Connection = {

@@ -2,10 +2,12 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { getPath, parseRaw, readConfigText, setPath } from "../../config/file.js"
 import { locateConfigFile } from "../../config/locate.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema
-// the gateway uses, so a bad value is refused before it is written. Secrets are never printed.
+// the gateway uses, so a bad value is refused before it is written. Secrets are never printed: neither the
+// secret keys nor credentials and tokens inside URLs (svc.json itself keeps them).
 
 /** Keys holding secrets: never printed (the gateway's credentials, each bridge account's password). */
 const isSecretKey = (key: string) =>
@@ -38,7 +40,7 @@ const get = Command.make("get", { key: keyArg.pipe(Args.optional) }, ({ key }) =
     const k = Option.getOrElse(key, () => "")
     const value = k === "" ? raw : getPath(raw, k)
     if (value === undefined) return yield* failWith(`${k} is not set in ${file}`)
-    yield* Console.log(JSON.stringify(redact(k, value), null, 2))
+    yield* Console.log(redactSecrets(JSON.stringify(redact(k, value), null, 2)))
   })).pipe(Command.withDescription("print svc.json, or one key of it (secrets are not shown)"))
 
 const set = Command.make(
@@ -59,7 +61,7 @@ const set = Command.make(
         }
       }
       const file = yield* edit(key, parsed)
-      yield* Console.log(`set ${key} in ${file}${isSecretKey(key) ? "" : ` to ${JSON.stringify(parsed)}`}`)
+      yield* Console.log(`set ${key} in ${file}${isSecretKey(key) ? "" : ` to ${redactSecrets(JSON.stringify(parsed))}`}`)
     })
 ).pipe(Command.withDescription("set one key of svc.json (validated before it is written)"))
 

@@ -11,7 +11,8 @@ import {
 } from "../../../src/browser/snapshot/AriaFormat.js"
 import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
 import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
-import { type CdpEndpoint, redactUrl, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { type CdpEndpoint, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
+import { redactSecrets } from "../../../src/platform/redact.js"
 import { pngSize } from "../../../src/browser/cdp/png.js"
 import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
@@ -202,8 +203,23 @@ describe("Cdp helpers", () => {
     )
   })
 
+  it("carries an endpoint's credentials to its own websocket, never to another host", () => {
+    expect(rewriteWebSocketUrl("http://u:p@127.0.0.1:9", "ws://127.0.0.1:9/devtools/browser/x")).toBe(
+      "ws://u:p@127.0.0.1:9/devtools/browser/x"
+    )
+    expect(rewriteWebSocketUrl("https://u:p@cdp.example.net/b?token=t", "ws://localhost:9222/devtools/browser/x")).toBe(
+      "wss://u:p@cdp.example.net/devtools/browser/x?token=t"
+    )
+    expect(rewriteWebSocketUrl("http://u:p@10.0.0.5:9222", "ws://remote.example:9222/devtools/browser/x")).toBe(
+      "ws://remote.example:9222/devtools/browser/x"
+    )
+    expect(rewriteWebSocketUrl("http://u:p@127.0.0.1:9", "ws://127.0.0.1:10/devtools/browser/x")).toBe(
+      "ws://127.0.0.1:10/devtools/browser/x"
+    )
+  })
+
   it("hides credentials and tokens in URLs meant for messages", () => {
-    expect(redactUrl("wss://user:pw@h.example/x?token=abc&mode=1")).toBe("wss://user:***@h.example/x?token=***&mode=1")
+    expect(redactSecrets("wss://user:pw@h.example/x?token=abc&mode=1")).toBe("wss://user:***@h.example/x?token=***&mode=1")
   })
 
   it("reads PNG dimensions from the IHDR chunk", () => {
@@ -298,6 +314,23 @@ describe("Cdp (fake endpoint)", () => {
       fake.behaviour.httpStatus = 404
       const err = yield* Effect.flip(cdp.version(ep))
       expect(err.message).toContain("answered HTTP 404 for /json/version")
+    }))
+
+  it.scopedLive("a 401 or 403 says authentication failed, naming what to check, and hides the credentials", () =>
+    Effect.gen(function*() {
+      const { cdp, fake } = yield* setup()
+      const withPassword = endpoint(fake.httpUrl.replace("http://", "http://agent:hush-hush@"))
+      for (const status of [401, 403]) {
+        fake.behaviour.httpStatus = status
+        const refused = yield* Effect.flip(cdp.listTabs(withPassword))
+        expect(refused._tag).toBe("BrowserUnavailable")
+        expect(refused.message).toMatch(new RegExp(`^authentication failed: .*answered HTTP ${status}`))
+        expect(refused.message).toContain("Check the user and password in cdpUrl")
+        expect(refused.message).toContain("agent:***@")
+        expect(refused.message).not.toContain("hush-hush")
+      }
+      const without = yield* Effect.flip(cdp.version(endpoint(fake.httpUrl)))
+      expect(without.message).toContain("Give the credentials in cdpUrl")
     }))
 
   it.scopedLive("an answer that is not JSON, or has no websocket, says the URL is not a usable CDP endpoint", () =>

@@ -2,8 +2,9 @@ import CDP from "chrome-remote-interface"
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js"
 import { Data, Effect, type Scope } from "effect"
 import { BrowserUnavailable } from "../../../domain/errors.js"
-import { type CdpEndpoint, DEFAULT_COMMAND_TIMEOUT_MS, redactUrl } from "../endpoints.js"
-import { describeError, dropped, unreachable } from "../messages.js"
+import { type CdpEndpoint, DEFAULT_COMMAND_TIMEOUT_MS } from "../endpoints.js"
+import { redactSecrets } from "../../../platform/redact.js"
+import { authenticationFailed, describeError, dropped, hasUserinfo, unreachable } from "../messages.js"
 
 // One browser-level websocket: the handshake, typed commands with a time bound each, and the close. Flat
 // sessions ride on it (see session.ts), so one socket serves every tab of a browser.
@@ -46,7 +47,7 @@ const handshake = (ep: CdpEndpoint, wsUrl: string): Effect.Effect<CDP.Client, Br
       resume(
         Effect.fail(
           new BrowserUnavailable({
-            message: `the CDP websocket handshake with ${redactUrl(wsUrl)} did not finish within ` +
+            message: `the CDP websocket handshake with ${redactSecrets(wsUrl)} did not finish within ` +
               `${ep.handshakeTimeoutMs} ms (browser.remoteCdpHandshakeTimeoutMs). The browser may be busy or ` +
               `another client may be holding it; try again or raise browser.remoteCdpHandshakeTimeoutMs.`
           })
@@ -65,7 +66,22 @@ const handshake = (ep: CdpEndpoint, wsUrl: string): Effect.Effect<CDP.Client, Br
         if (settled) return
         settled = true
         clearTimeout(timer)
-        resume(Effect.fail(unreachable(ep, `websocket ${redactUrl(wsUrl)}: ${describeError(e)}`)))
+        const refused = /unexpected server response: (401|403)\b/i.exec(describeError(e))
+        resume(Effect.fail(
+          refused !== null
+            ? authenticationFailed(
+              `the CDP websocket ${redactSecrets(wsUrl)}`,
+              Number(refused[1]),
+              hasUserinfo(wsUrl),
+              // The websocket client (chrome-remote-interface's ws) takes the header from the URL as written.
+              /^[a-z]+:\/\/[^/?#@]*%[0-9a-f]{2}[^/?#@]*@/i.test(wsUrl)
+                ? " The websocket client sends the user and password as the URL writes them, percent-escapes " +
+                  "included, so one with characters a URL must escape (such as @ : / ? # or spaces) cannot log in " +
+                  "on the websocket: use credentials without them, or the service's ?token=."
+                : ""
+            )
+            : unreachable(ep, `websocket ${redactSecrets(wsUrl)}: ${describeError(e)}`)
+        ))
       }
     )
     return Effect.sync(() => {
@@ -114,7 +130,7 @@ export const openConnection = (
           resume(
             Effect.fail(
               new BrowserUnavailable({
-                message: `the browser at ${redactUrl(ep.url)} did not answer ${method} within ${commandTimeoutMs} ms. ` +
+                message: `the browser at ${redactSecrets(ep.url)} did not answer ${method} within ${commandTimeoutMs} ms. ` +
                   `The page may be busy or blocked by a dialog; try again, or check the tab with \`svc browser tabs\`.`
               })
             )
