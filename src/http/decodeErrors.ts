@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { Cause, Effect, Option, type ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
+import { redactSecrets } from "../platform/redact.js"
 
 // A request the control API's schema refuses is answered 400 `HttpApiDecodeError`, as @effect/platform
 // does, but with a message an agent can act on in one line: the field and what it takes
@@ -65,7 +66,8 @@ const describeField = (messages: ReadonlyArray<string>): string => {
       if (first !== "" && !other.includes(first)) other.push(first)
       continue
     }
-    got ??= clip(m[2]!.trim(), 60)
+    // The value quoted back may be a URL with credentials in it: never echoed.
+    got ??= clip(redactSecrets(m[2]!.trim()), 60)
     // An optional field's union adds `undefined`: it says nothing about what the field takes.
     if (m[1] === "undefined") continue
     for (const alt of alternatives(m[1]!)) if (!expected.includes(alt)) expected.push(alt)

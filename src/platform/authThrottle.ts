@@ -43,9 +43,9 @@ export interface AuthThrottle {
 export const makeAuthThrottle = (options: ThrottleOptions = {}): AuthThrottle => {
   const free = options.free ?? 5
   const baseMs = options.baseMs ?? 50
-  const maxMs = options.maxMs ?? 2_000
+  const maxMs = options.maxMs ?? 1_000
   const forgetMs = options.forgetMs ?? 10 * 60_000
-  const maxWaiting = options.maxWaiting ?? 32
+  const maxWaiting = options.maxWaiting ?? 8
   const maxAddresses = options.maxAddresses ?? 4_096
   const states = new Map<string, AddressState>()
 

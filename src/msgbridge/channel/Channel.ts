@@ -15,6 +15,7 @@ import { deliver, markRead } from "./Outbound.js"
 import { makeMessageActions } from "./Actions.js"
 import { historyFilePath, makeChatHistory } from "../store/History.js"
 import { pruneDir } from "../../platform/pruneDir.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { fetchInboundMedia, mediaMaxBytes, mediaNote, msgbridgeMediaDir, msgbridgeMediaRoot } from "../media/Media.js"
 import { expandTemplates, expandTemplatesDeep, type TemplateValues } from "./Templates.js"
 import { makePairingStore } from "../store/PairingStore.js"
@@ -405,7 +406,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const status = Effect.map(pairing.list().pipe(Effect.map((l) => l.length), Effect.orElseSucceed(() => -1)), (pairingPending) => ({
       accountId,
       webhookPath: account.webhookPath,
-      serverUrl: client.baseUrl,
+      serverUrl: redactSecrets(client.baseUrl),
       dmPolicy: channel.dmPolicy ?? "pairing",
       groupPolicy: channel.groupPolicy ?? "allowlist",
       events: { ...events },
