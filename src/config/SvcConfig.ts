@@ -77,9 +77,25 @@ const PositiveInt = (max: number) =>
   )
 
 /** The settings of one bridge account; the channel's top level holds the default account's. */
-export const MsgbridgeAccountFields = {
+export /** The bridge server: an http(s) URL, or a bare host[:port] (http is meant). */
+const BridgeServerUrl = Schema.String.pipe(
+  Schema.filter((raw) => {
+    const s = raw.trim()
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s)?.[1]?.toLowerCase()
+    if (scheme !== undefined && scheme !== "http" && scheme !== "https") return false
+    try {
+      const u = new URL(scheme === undefined ? `http://${s}` : s)
+      return u.hostname !== ""
+    } catch {
+      return false
+    }
+  }),
+  Schema.annotations({ message: () => "expected the bridge server's http(s) URL, e.g. http://mac.local:1234" })
+)
+
+const MsgbridgeAccountFields = {
   enabled: opt(Schema.Boolean),
-  serverUrl: opt(Schema.String.pipe(Schema.minLength(1))),
+  serverUrl: opt(BridgeServerUrl),
   password: opt(Schema.String.pipe(Schema.minLength(1))),
   webhookPath: opt(
     Schema.String.pipe(

@@ -12,6 +12,7 @@ import { makeChannel } from "../msgbridge/channel/Channel.js"
 import { makeChannels } from "../msgbridge/channel/Channels.js"
 import { BrowserServicesLive } from "../browser/layer.js"
 import { ControlServerLive, GatewayServerLive } from "./layers.js"
+import { checkConfigFile } from "./configFile.js"
 import { lockStateDir } from "./stateLock.js"
 
 const describeStartError = (e: unknown, ports: { gateway: number; control: number }): string => {
@@ -36,6 +37,7 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   const t0 = performance.now()
   // One gateway per state dir: a second one would answer every webhook again.
   yield* lockStateDir(store.paths.stateDir, store.ports)
+  yield* checkConfigFile(store.paths.configFile)
   const auth = yield* store.ensureAuth
   const config = yield* store.get
   const credentials = { token: auth.token, password: auth.password ?? config.gateway?.auth?.password }

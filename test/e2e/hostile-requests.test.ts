@@ -179,6 +179,21 @@ describe("hostile values with a browser", () => {
     expect(r.json()).toMatchObject({ _tag: "InvalidRequest", message: expect.stringContaining("Invalid locale") })
   })
 
+  it("opening a tab on a page that does not load says so (the tab is there, with its targetId); about: pages are refused", async () => {
+    const r = await gw.svc("browser", "open", "http://127.0.0.1:9/nothing-listens-here")
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/opened tab \[\d+\] [0-9A-F]{32}, but http:\/\/127\.0\.0\.1:9\/nothing-listens-here did not load: .*ERR_/)
+    const targetId = /[0-9A-F]{32}/.exec(r.stderr)![0]
+    const tabs = JSON.parse((await gw.svc("browser", "tabs", "--json")).stdout).tabs as Array<{ targetId: string }>
+    expect(tabs.some((t) => t.targetId === targetId)).toBe(true)
+    for (const url of ["about:config", "chrome://settings", "javascript:alert(1)"]) {
+      const opened = await gw.svc("browser", "open", url)
+      expect(opened.code, url).not.toBe(0)
+      const nav = await gw.svc("browser", "navigate", url)
+      expect(nav.code, url).not.toBe(0)
+    }
+  })
+
   it("a 50 MB evaluate result is cut, and the tab answers the next request at once", async () => {
     const big = await gw.svc("browser", "evaluate", "() => 'x'.repeat(50 * 1024 * 1024)", "--json")
     expect(big.code, big.stderr).toBe(0)

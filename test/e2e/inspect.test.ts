@@ -130,6 +130,7 @@ describe("inspection, files and state through the gateway", () => {
     const file = /^TRACE:(.+\.zip)$/m.exec(stop.stdout)?.[1]
     expect(file).toBeDefined()
     expect(fs.readFileSync(file!).subarray(0, 2).toString()).toBe("PK")
+    expect(fs.statSync(file!).mode & 0o777).toBe(0o600)
     expect((await svc("browser", "trace", "stop")).code).not.toBe(0)
   })
 

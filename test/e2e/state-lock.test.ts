@@ -51,4 +51,27 @@ describe("the state dir lock", () => {
     running.push(next)
     expect(JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8")).pid).toBe(next.process.pid)
   }, 90_000)
+
+  it("an svc.json others can read is made owner-only, saying so; an empty one is refused, not replaced", async () => {
+    const stateDir = makeStateDir({ gateway: { auth: { token: "t-0123456789abcdef0123456789" } } })
+    const file = path.join(stateDir, "svc.json")
+    fs.chmodSync(file, 0o644)
+    const gw = await startGateway({ stateDir })
+    running.push(gw)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(gw.output()).toContain("was readable by other users (mode 644); made it owner-only")
+    expect(await gw.stop()).toBe(0)
+    running.splice(0)
+
+    fs.writeFileSync(file, "")
+    const refused = await startGateway({ stateDir }).then(
+      (g) => {
+        running.push(g)
+        return undefined
+      },
+      (e: Error) => e.message
+    )
+    expect(refused).toContain("is empty (0 bytes)")
+    expect(fs.readFileSync(file, "utf8")).toBe("")
+  }, 90_000)
 })

@@ -93,6 +93,8 @@ export const makeTraces = () => {
         try: async () => {
           await fs.mkdir(path.dirname(destPath), { recursive: true, mode: 0o700 })
           await withTimeout(running.context.tracing.stop({ path: destPath }), TRACE_STOP_MS, "writing the trace")
+          // A trace holds the pages, their requests and what was typed: owner-only, like every file svc writes.
+          await fs.chmod(destPath, 0o600)
           const stat = await fs.stat(destPath)
           return { path: destPath, bytes: stat.size } satisfies TraceFile
         },

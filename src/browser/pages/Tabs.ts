@@ -10,6 +10,8 @@ import { PlaywrightSessions } from "./Playwright.js"
 import type { ResolvedProfile } from "../launch/Profiles.js"
 import { makeTabOrder } from "./tabOrder.js"
 import { describeExit } from "../launch/ChromeLauncher.js"
+import { redactSecrets } from "../../platform/redact.js"
+import { errorText } from "./promises.js"
 
 /**
  * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
@@ -67,11 +69,25 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
               yield* sessions.attach(profile.name, endpoint)
               const page = yield* sessions.page(profile.name, endpoint, blank.targetId)
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
-              yield* Effect.promise(() => page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).catch(() => null))
-              return { ...blank, url: page.url() }
+              const failed = yield* Effect.promise(() =>
+                page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))
+              )
+              return { tab: { ...blank, url: page.url() }, failed }
             })
           )
-          if (observed._tag === "Right") return yield* opened(profile.name, endpoint, observed.right)
+          if (observed._tag === "Right") {
+            const tab = yield* opened(profile.name, endpoint, observed.right.tab)
+            const failed = observed.right.failed
+            if (failed !== undefined && /net::ERR_|Timeout/i.test(failed)) {
+              // The tab is there (showing the browser's error page), but the page is not: say so, as navigate does.
+              return yield* new Conflict({
+                message: `opened tab [${tab.index}] ${tab.targetId}, but ${redactSecrets(normalised)} did not load: ` +
+                  `${redactSecrets(failed.split("\n")[0]!)}; check the address, or run \`svc browser navigate <url> --target-id ` +
+                  `${tab.targetId}\` once the site answers`
+              })
+            }
+            return tab
+          }
           // The library could not take the tab: open the URL the plain way instead.
           yield* Effect.ignore(cdp.closeTab(endpoint, blank.targetId))
         }
