@@ -5,6 +5,7 @@ import * as path from "node:path"
 import { parseRaw, type RawConfig, readConfigText } from "./file.js"
 import { describeConfigError, parseConfigText } from "./parse.js"
 import type { SvcConfig } from "./SvcConfig.js"
+import { makeDirsSync } from "../platform/dirs.js"
 
 // The one writer of svc.json: the gateway's write-backs (generated secrets, created profiles), `svc config
 // set|unset` and `svc onboard`. An edit is a read-modify-write of the raw JSON, so keys this version does
@@ -21,7 +22,7 @@ export class ConfigEditError extends Data.TaggedError("ConfigEditError")<{
 }> {}
 
 const writeAtomic = (file: string, text: string): void => {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  makeDirsSync(path.dirname(file))
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
   try {
     fs.writeFileSync(tmp, text, { mode: 0o600 })

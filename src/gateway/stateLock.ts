@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { makeDirsSync } from "../platform/dirs.js"
 import { GatewayRunError } from "./GatewayRunner.js"
 
 // One gateway per state dir. Two gateways on one state dir would both answer the same webhook, both launch
@@ -74,7 +75,7 @@ export const lockStateDir = (stateDir: string, ports: { readonly gateway: number
   Effect.acquireRelease(
     Effect.try({
       try: () => {
-        fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 })
+        makeDirsSync(stateDir)
         const file = path.join(stateDir, LOCK_FILE)
         const mine: LockHolder = {
           pid: process.pid,

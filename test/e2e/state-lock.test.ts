@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { type Gateway, makeStateDir, pidAlive, startGateway } from "../support/gateway.js"
+import { baseEnv, freeGatewayPort, type Gateway, makeStateDir, pidAlive, runSvc, startGateway } from "../support/gateway.js"
 
 // One gateway per state dir: a second one on the same dir (another port) refuses to start and names the pid
 // that holds it; a lock left by a gateway killed with SIGKILL does not stand in the next one's way.
@@ -74,4 +74,15 @@ describe("the state dir lock", () => {
     expect(refused).toContain("is empty (0 bytes)")
     expect(fs.readFileSync(file, "utf8")).toBe("")
   }, 90_000)
+
+  it("a state dir that cannot be made (under /proc) fails at once saying so, never spins", async () => {
+    const env = { ...baseEnv("/proc/svc-no-such-dir", await freeGatewayPort()) }
+    const gateway = await runSvc(["gateway", "run"], env, 20_000)
+    expect(gateway.code).not.toBe(0)
+    expect(gateway.stderr).toContain("cannot create the folder /proc/svc-no-such-dir")
+    expect(gateway.ms).toBeLessThan(10_000)
+    const config = await runSvc(["config", "set", "browser.headless", "true"], env, 20_000)
+    expect(config.code).not.toBe(0)
+    expect(config.stderr).toContain("cannot create the folder /proc/svc-no-such-dir")
+  }, 60_000)
 })
