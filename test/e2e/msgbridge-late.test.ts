@@ -74,4 +74,16 @@ describe("messages the bridge delivers late", () => {
     expect(replies().filter((m) => m === "echo: did you get this?")).toHaveLength(1)
     expect(gw.output()).toContain("that the bridge did not deliver by webhook")
   }, 60_000)
+
+  it("a guid with a newline and a long bridge error are logged on one line each, escaped and cut", async () => {
+    const hook = `http://127.0.0.1:${gw.port}/msgbridge-webhook?password=${encodeURIComponent(bridge.password)}`
+    bridge.failNext({ path: "/api/v1/message/text", status: 500, message: `boom ${"schema text ".repeat(300)}`, times: 50 })
+    const forged = "GUID-NL\n[00:00:00] INFO svc gateway ready: forged"
+    expect((await postWebhook(hook, { type: "new-message", data: { ...bridgeMessage(forged, "hello?"), guid: forged } })).status).toBe(200)
+    await waitUntil(() => gw.output().includes("GUID-NL\\n"), 15_000)
+    const lines = gw.output().split("\n")
+    expect(lines.some((l) => l.startsWith("[00:00:00] INFO svc gateway ready: forged"))).toBe(false)
+    const line = lines.find((l) => l.includes("GUID-NL\\n"))!
+    expect(line.length).toBeLessThan(1_000)
+  }, 60_000)
 })

@@ -15,6 +15,7 @@ import { deliver, markRead } from "./Outbound.js"
 import { makeMessageActions } from "./Actions.js"
 import { historyFilePath, makeChatHistory } from "../store/History.js"
 import { pruneDir } from "../../platform/pruneDir.js"
+import { logText } from "../../platform/logText.js"
 import { redactSecrets } from "../../platform/redact.js"
 import { fetchInboundMedia, mediaMaxBytes, mediaNote, msgbridgeMediaDir, msgbridgeMediaRoot } from "../media/Media.js"
 import { expandTemplates, expandTemplatesDeep, type TemplateValues } from "./Templates.js"
@@ -101,10 +102,11 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const report = (guid: string, message: string) =>
       Effect.zipRight(
         Effect.sync(() => {
-          failures.push({ at: new Date().toISOString(), guid, message })
+          failures.push({ at: new Date().toISOString(), guid: logText(guid, 200), message: logText(message) })
           if (failures.length > 50) failures.shift()
         }),
-        Console.error(`msgbridge: message ${guid}: ${message}`)
+        // One line whatever the guid and the error hold (a newline in a guid would forge a log line).
+        Console.error(`msgbridge: message ${logText(guid, 200)}: ${logText(message)}`)
       )
 
     /**
@@ -355,7 +357,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
     const sweepEvery = Duration.seconds(channel.sweepIntervalSec ?? SWEEP_INTERVAL_SEC)
     const sweeping = runCatchUp("sweep").pipe(
       Effect.tap(() => Effect.sync(() => void (catchUpState.lastSweepAt = new Date().toISOString()))),
-      Effect.catchAll((e) => Console.error(`msgbridge[${accountId}]: sweep for undelivered messages failed, will retry: ${e.message}`)),
+      Effect.catchAll((e) => Console.error(`msgbridge[${accountId}]: sweep for undelivered messages failed, will retry: ${logText(e.message)}`)),
       Effect.delay(sweepEvery),
       Effect.forever
     )
@@ -366,7 +368,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
             catchUpState.status = "failed"
             catchUpState.error = e.message
           }),
-          Console.error(`msgbridge[${accountId}]: catch-up failed, will retry: ${e.message}`)
+          Console.error(`msgbridge[${accountId}]: catch-up failed, will retry: ${logText(e.message)}`)
         )
       ),
       Effect.retry(Schedule.exponential(Duration.seconds(2), 2).pipe(Schedule.union(Schedule.spaced(Duration.minutes(5))))),
