@@ -30,6 +30,7 @@ const reportBytes = Buffer.concat(Array.from({ length: 4096 }, (_, i) => Buffer.
 const downloadPage = `<!doctype html><title>Downloads</title>
 <p id="clicks">0</p>
 <a id="get" href="/report.bin" onclick="clicks.textContent = String(Number(clicks.textContent) + 1)">Get report</a>
+<a id="swap" href="/swap.bin">Get swapped</a>
 <button id="nothing">Does nothing</button>`
 
 const uploadPage = `<!doctype html><title>Upload</title>
@@ -44,8 +45,17 @@ const uploadPage = `<!doctype html><title>Upload</title>
   show(document.getElementById("file")); show(document.getElementById("direct"))
 </script>`
 
+/** Run when /swap.bin is asked for, before it answers: the race a local process could win. */
+let onSwapRequest: () => void = () => undefined
+
 const handler: http.RequestListener = (req, res) => {
   const u = new URL(req.url ?? "/", "http://x")
+  if (u.pathname === "/swap.bin") {
+    onSwapRequest()
+    res.setHeader("content-type", "application/octet-stream")
+    res.setHeader("content-disposition", 'attachment; filename="swap.bin"')
+    return res.end(reportBytes)
+  }
   if (u.pathname === "/report.bin") {
     res.setHeader("content-type", "application/octet-stream")
     res.setHeader("content-disposition", 'attachment; filename="report.bin"')
@@ -177,6 +187,28 @@ describe("downloads", () => {
     expect(nested.path).toBe(path.join(downloads, "q1", "copy.bin"))
     expect(fs.statSync(path.join(downloads, "q1")).mode & 0o777).toBe(0o700)
     expect(files(path.join(downloads, "q1"))).toEqual(["copy.bin"])
+    await page.close()
+  })
+
+  it("a folder swapped for a symlink while the file downloads gets nothing outside the root", async () => {
+    const page = await tabAt(`${site}/download`)
+    const downloads = path.join(base, "downloads")
+    const outside = fs.mkdtempSync(path.join(top, "outside-"))
+    fs.mkdirSync(path.join(downloads, "q2"), { recursive: true, mode: 0o700 })
+    // The name is checked (q2 is a real folder inside the root); then, while the file is on its way, q2
+    // becomes a symlink to a folder outside.
+    onSwapRequest = () => {
+      fs.renameSync(path.join(downloads, "q2"), path.join(downloads, "q2-moved"))
+      fs.symlinkSync(outside, path.join(downloads, "q2"))
+    }
+    const e = await failure(Effect.flatMap(Files, (f) => f.download(page, target(page, "#swap", 'link "Get swapped"'), "q2/swap.bin")))
+    onSwapRequest = () => undefined
+    expect(e.message).toMatch(/no longer a folder|leads outside/)
+    expect(fs.readdirSync(outside)).toEqual([])
+    // Nothing left behind in the root either (no staging folder, no part file).
+    expect(fs.readdirSync(downloads).filter((n) => n.startsWith("."))).toEqual([])
+    fs.unlinkSync(path.join(downloads, "q2"))
+    fs.rmSync(path.join(downloads, "q2-moved"), { recursive: true, force: true })
     await page.close()
   })
 

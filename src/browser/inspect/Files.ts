@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import * as crypto from "node:crypto"
+import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { Download, FileChooser, Page } from "playwright-core"
@@ -98,14 +98,68 @@ const awaitDownload = (promise: Promise<Download>, timeoutMs: number, hint: stri
     }
   })
 
-/** Saves a started download to `dest` (confined already): temp name, owner-only, link, never overwrite. */
-const save = (download: Download, dest: string) =>
+/** Whether `p` is `root` or inside it. */
+const inside = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+
+/**
+ * Links the finished file into the destination's folder, opened once without following a symlink and
+ * checked to be inside the root: the link is made through that open folder (`/proc/self/fd/<n>/<name>`),
+ * so a folder swapped for a symlink after the check still gets nothing outside the root. Where the system
+ * has no /proc, by path after a last check.
+ */
+const placeInFolder = async (tmp: string, dest: string, root: string): Promise<"taken" | number> => {
+  const dir = path.dirname(dest)
+  const realRoot = await fs.realpath(root)
+  let fd: number
+  try {
+    fd = fsSync.openSync(dir, fsSync.constants.O_RDONLY | fsSync.constants.O_DIRECTORY | fsSync.constants.O_NOFOLLOW)
+  } catch (e) {
+    const code = errorCode(e)
+    if (code === "ELOOP" || code === "ENOTDIR") throw new Error(`${dir} is no longer a folder (a symlink?); nothing was saved`)
+    throw e
+  }
+  try {
+    let opened: string | undefined
+    try {
+      opened = fsSync.readlinkSync(`/proc/self/fd/${fd}`)
+    } catch {
+      opened = undefined // no /proc: by path, after a last check
+    }
+    const where = opened ?? (await fs.realpath(dir))
+    if (!inside(realRoot, where)) throw new Error(`${dir} now leads outside ${root} (to ${where}); nothing was saved`)
+    const target = opened !== undefined ? `/proc/self/fd/${fd}/${path.basename(dest)}` : dest
+    try {
+      // link fails with EEXIST when the name is taken: the check and the creation are one step.
+      await fs.link(tmp, target)
+    } catch (e) {
+      const code = errorCode(e)
+      if (code === "EEXIST") return "taken"
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e
+      // A file system without hard links: rename, after a last check.
+      if (await fs.lstat(target).then(() => true, () => false)) return "taken"
+      await fs.rename(tmp, target)
+    }
+    return (await fs.stat(target)).size
+  } finally {
+    fsSync.closeSync(fd)
+  }
+}
+
+/**
+ * Saves a started download to `dest` (confined already): written first into a private folder of the root,
+ * owner-only, then linked into place (placeInFolder), never over an existing file.
+ */
+const save = (download: Download, dest: string, root: string) =>
   Effect.gen(function*() {
     const dir = path.dirname(dest)
-    const tmp = path.join(dir, `.${path.basename(dest).slice(0, 200)}.${crypto.randomBytes(4).toString("hex")}.part`)
     const internal = (what: string) => (e: unknown) =>
       new InternalError({ message: `download: ${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     yield* Effect.tryPromise({ try: () => fs.mkdir(dir, { recursive: true, mode: 0o700 }), catch: internal(`cannot create ${dir}`) })
+    const stage = yield* Effect.tryPromise({
+      try: () => fs.mkdtemp(path.join(root, ".saving-")),
+      catch: internal(`cannot create a folder to save into in ${root}`)
+    })
+    const tmp = path.join(stage, "download.part")
     const saved = yield* Effect.tryPromise({
       try: () => download.saveAs(tmp),
       catch: (e): FilesError => {
@@ -127,23 +181,12 @@ const save = (download: Download, dest: string) =>
         Effect.tryPromise({
           try: async () => {
             await fs.chmod(tmp, 0o600)
-            try {
-              // link fails with EEXIST when the name is taken: the check and the creation are one step.
-              await fs.link(tmp, dest)
-            } catch (e) {
-              const code = errorCode(e)
-              if (code === "EEXIST") return "taken" as const
-              if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw e
-              // A file system without hard links: rename, after a last check.
-              if (await fs.lstat(dest).then(() => true, () => false)) return "taken" as const
-              await fs.rename(tmp, dest)
-            }
-            return (await fs.stat(dest)).size
+            return await placeInFolder(tmp, dest, root)
           },
           catch: internal(`cannot move the file into place at ${dest}`)
         })
       ),
-      Effect.ensuring(Effect.promise(() => fs.rm(tmp, { force: true }).catch(() => undefined))),
+      Effect.ensuring(Effect.promise(() => fs.rm(stage, { recursive: true, force: true }).catch(() => undefined))),
       Effect.ensuring(Effect.promise(() => download.delete().catch(() => undefined)))
     )
     if (saved === "taken") return yield* taken(dest)
@@ -222,7 +265,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
               "download link or button; if the download starts later (a page that prepares the file), use " +
               "`svc browser waitfordownload <filename>` after the click"
           )
-          return yield* save(got, dest)
+          return yield* save(got, dest, (yield* safe.roots).downloads)
         }))
       }).pipe(Effect.withSpan("Files.download"))
 
@@ -240,7 +283,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
               "`svc browser download <ref> <filename>` to click and save in one step"
           )
         )
-        return yield* save(got, dest)
+        return yield* save(got, dest, (yield* safe.roots).downloads)
       }).pipe(Effect.withSpan("Files.waitForDownload"))
 
     /** Whether a download request is waiting for the tab's next download (it saves it, nobody else). */
@@ -256,7 +299,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
         for (let n = 0; n < MAX_NAME_TRIES; n++) {
           const dest = yield* safe.download(numbered(name, n))
           const exists = yield* Effect.promise(() => fs.lstat(dest).then(() => true, () => false))
-          if (!exists) return yield* save(download, dest)
+          if (!exists) return yield* save(download, dest, (yield* safe.roots).downloads)
         }
         return yield* new Conflict({
           message: `${MAX_NAME_TRIES} files named like ${name} are already in the downloads root; remove some`
