@@ -87,8 +87,13 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         const wake = () => {
           for (const w of [...wakers]) w()
         }
+        // A load of the main frame: the move is to a new document (a same-document move makes no request).
+        let loadedMainFrame = false
         const onRequest = (r: Request) => {
-          if (r.isNavigationRequest() && r.frame() === page.mainFrame()) loading.add(r)
+          if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+            loading.add(r)
+            loadedMainFrame = true
+          }
         }
         const onRequestEnd = (r: Request) => {
           if (loading.delete(r)) wake()
@@ -162,12 +167,13 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
 
         const navigation = Effect.gen(function*() {
           if (page.isClosed()) return undefined
-          let crossed = (yield* sessions.navigations(page)) !== navigationsBefore
+          const counted = () => Effect.map(sessions.navigations(page), (n) => n !== navigationsBefore || loadedMainFrame)
+          let crossed = yield* counted()
           if (!crossed && page.url() === urlBefore) return undefined
-          // The library's page and our session hear of a commit separately: one round trip on our session
-          // (the title) and its count of new documents is up to date too.
+          // The library's page and our session hear of a commit separately; the main frame's request tells a
+          // new document whichever heard first.
           let title = yield* sessions.title(page)
-          crossed = (yield* sessions.navigations(page)) !== navigationsBefore
+          crossed = yield* counted()
           if (crossed) {
             yield* Effect.promise(() =>
               page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
