@@ -3,25 +3,14 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeBridge, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
+import { type FakeBridge, postWebhook, startFakeBridge, newMessageWebhook } from "../support/fakeBridge.js"
 import { type Gateway, startGateway, waitUntil } from "../support/gateway.js"
 
 // Exactly-once on a full disk, through the real gateway on a state dir that is a small tmpfs: a reply goes
 // out only once its mark is written, a failed write is said loudly and shown by `svc status`, and after a
 // restart with space again no message is answered a second time.
 
-const message = (guid: string, text: string, sender: string) => ({
-  type: "new-message",
-  data: {
-    guid,
-    text,
-    handle: { address: sender, service: "iMessage" },
-    isFromMe: false,
-    attachments: [],
-    dateCreated: Date.now(),
-    chats: [{ guid: `iMessage;-;${sender}`, style: 45, chatIdentifier: sender, displayName: "" }]
-  }
-})
+const message = newMessageWebhook
 
 const mountTmpfs = (dir: string, size: string): boolean => {
   try {

@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeBridge, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
+import { type FakeBridge, postWebhook, startFakeBridge, newMessageWebhook } from "../support/fakeBridge.js"
 import { type Gateway, makeStateDir, startGateway, waitUntil } from "../support/gateway.js"
 
 // The msgbridge channel through the real gateway process: webhooks of the real shape in, what the fake
 // bridge server receives out, with the echo agent.
 
-const message = (guid: string, text: string, sender = "+15551230001", extra: Record<string, unknown> = {}) => ({
-  type: "new-message",
-  data: {
-    guid,
-    text,
-    handle: { address: sender, service: "iMessage" },
-    isFromMe: false,
-    attachments: [],
-    dateCreated: Date.now(),
-    chats: [{ guid: `iMessage;-;${sender}`, style: 45, chatIdentifier: sender, displayName: "" }],
-    ...extra
-  }
-})
+const message = newMessageWebhook
 
 const until = waitUntil
 

@@ -1,24 +1,13 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FakeBridge, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
+import { type FakeBridge, postWebhook, startFakeBridge, newMessageWebhook } from "../support/fakeBridge.js"
 import { freeCdpPort, type Gateway, makeStateDir, request, servePages, startGateway, waitUntil } from "../support/gateway.js"
 
 // A web page must not be able to speak for the bridge: a page served on 127.0.0.1 and opened in the
 // managed browser posts a forged `new-message` to the webhook, and raw requests carry a browser's headers or
 // a foreign Host. None is answered; the bridge on this machine (a program, no browser headers) still is.
 
-const message = (guid: string, text: string, sender: string) => ({
-  type: "new-message",
-  data: {
-    guid,
-    text,
-    handle: { address: sender, service: "iMessage" },
-    isFromMe: false,
-    attachments: [],
-    dateCreated: Date.now(),
-    chats: [{ guid: `iMessage;-;${sender}`, style: 45, chatIdentifier: sender, displayName: "" }]
-  }
-})
+const message = newMessageWebhook
 
 const VICTIM = "+15557770001"
 

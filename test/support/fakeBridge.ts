@@ -370,3 +370,18 @@ export const postWebhook = async (
   })
   return { status: res.status, body: await res.text() }
 }
+
+/** A `new-message` webhook as the bridge sends it: a DM from `sender`, with its chat. */
+export const newMessageWebhook = (guid: string, text: string, sender = "+15551230001", extra: Record<string, unknown> = {}) => ({
+  type: "new-message",
+  data: {
+    guid,
+    text,
+    handle: { address: sender, service: "iMessage" },
+    isFromMe: false,
+    attachments: [],
+    dateCreated: Date.now(),
+    chats: [{ guid: `iMessage;-;${sender}`, style: 45, chatIdentifier: sender, displayName: "" }],
+    ...extra
+  }
+})
