@@ -37,6 +37,15 @@ interface StartedDownload {
   readonly saved: Promise<Exit.Exit<{ readonly path: string; readonly bytes: number }, { readonly message: string }>>
 }
 
+/** A request's frame; none for a service worker's (the library throws there). */
+const frameOf = (r: Request): Frame | undefined => {
+  try {
+    return r.frame()
+  } catch {
+    return undefined
+  }
+}
+
 const failureText = (exit: Exit.Exit<unknown, { readonly message: string }>): string =>
   Exit.isFailure(exit)
     ? Option.match(Cause.failureOption(exit.cause), {
@@ -60,6 +69,8 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
     const dialogs = yield* Dialogs
     const files = yield* Files
     const tabs = yield* Tabs
+    /** Per page: the tabs it had opened at the end of its last watched action. */
+    const knownChildren = new WeakMap<Page, ReadonlySet<string>>()
 
     const downloadReport = async (d: StartedDownload): Promise<ActionDownload> => {
       const base = { suggestedFilename: d.download.suggestedFilename(), url: d.download.url() }
@@ -73,7 +84,9 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
     /** Starts watching the tab's page for what an action is about to cause, until `finish` or the scope's end. */
     const watch = (tab: TabRef, page: Page) =>
       Effect.gen(function*() {
-        const targetsBefore = yield* Effect.fork(sessions.pageTargets(page))
+        // The tabs this one opened before: known from the last action's look, else asked now (beside the action).
+        const knownBefore = knownChildren.get(page)
+        const targetsBefore = knownBefore === undefined ? yield* Effect.fork(sessions.pageTargets(page)) : undefined
         const dialogSeq = yield* dialogs.lastSeq(tab)
         const navigationsBefore = yield* sessions.navigations(page)
         const urlBefore = page.url()
@@ -90,7 +103,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         // A load of the main frame: the move is to a new document (a same-document move makes no request).
         let loadedMainFrame = false
         const onRequest = (r: Request) => {
-          if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+          if (r.isNavigationRequest() && frameOf(r) === page.mainFrame()) {
             loading.add(r)
             loadedMainFrame = true
           }
@@ -132,9 +145,11 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         }
         const context = page.context()
         page.on("download", onDownload)
-        page.on("request", onRequest)
-        page.on("requestfinished", onRequestEnd)
-        page.on("requestfailed", onRequestEnd)
+        // On the context: the library already delivers its requests (the network capture listens there), while
+        // a listener on the page would switch its delivery on and off around every action.
+        context.on("request", onRequest)
+        context.on("requestfinished", onRequestEnd)
+        context.on("requestfailed", onRequestEnd)
         page.on("framenavigated", onFrame)
         context.on("page", onPage)
         let stopped = false
@@ -142,28 +157,30 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           if (stopped) return
           stopped = true
           page.off("download", onDownload)
-          page.off("request", onRequest)
-          page.off("requestfinished", onRequestEnd)
-          page.off("requestfailed", onRequestEnd)
+          context.off("request", onRequest)
+          context.off("requestfinished", onRequestEnd)
+          context.off("requestfailed", onRequestEnd)
           page.off("framenavigated", onFrame)
           context.off("page", onPage)
           for (const p of opened) p.off("download", onDownload)
         }
 
-        const newTabs = (before: ReadonlyArray<{ readonly targetId: string }> | undefined) =>
-          Effect.gen(function*() {
-            // The round trip that also lets earlier events (downloads) arrive.
-            const after = yield* sessions.pageTargets(page)
-            if (before === undefined || after === undefined) return []
-            const known = new Set(before.map((t) => t.targetId))
-            const fresh = after.filter((t) => !known.has(t.targetId))
-            return yield* Effect.forEach(fresh, (t) =>
-              Effect.map(tabs.indexOf(tab.profile, t.targetId), (index): ActionNewTab => ({
-                targetId: t.targetId,
-                index,
-                url: t.url
-              })))
-          })
+        /** Tabs this tab opened (the browser names their opener) that were not there before the action. */
+        const newTabs = Effect.gen(function*() {
+          const before = targetsBefore !== undefined ? yield* Fiber.join(targetsBefore) : undefined
+          // The round trip that also lets earlier events (downloads) arrive.
+          const after = yield* sessions.pageTargets(page)
+          if (after === undefined || (knownBefore === undefined && before === undefined)) return []
+          const children = after.filter((t) => t.openerId === tab.targetId)
+          const known = knownBefore ?? new Set(before!.map((t) => t.targetId))
+          knownChildren.set(page, new Set(children.map((t) => t.targetId)))
+          return yield* Effect.forEach(children.filter((t) => !known.has(t.targetId)), (t) =>
+            Effect.map(tabs.indexOf(tab.profile, t.targetId), (index): ActionNewTab => ({
+              targetId: t.targetId,
+              index,
+              url: t.url
+            })))
+        })
 
         const navigation = Effect.gen(function*() {
           if (page.isClosed()) return undefined
@@ -186,7 +203,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
 
         const finish = Effect.gen(function*() {
           yield* loadsEnded
-          const tabsOpened = yield* newTabs(yield* Fiber.join(targetsBefore))
+          const tabsOpened = yield* newTabs
           const moved = yield* navigation
           const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
           stop()

@@ -433,7 +433,12 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         if (info === undefined) return undefined
         try {
           const { targetInfos } = await info.session.send("Target.getTargets")
-          return targetInfos.filter((t) => t.type === "page").map((t) => ({ targetId: t.targetId, url: t.url, title: t.title }))
+          return targetInfos.filter((t) => t.type === "page").map((t) => ({
+            targetId: t.targetId,
+            url: t.url,
+            title: t.title,
+            ...(t.openerId !== undefined ? { openerId: t.openerId } : {})
+          }))
         } catch {
           return undefined
         }
