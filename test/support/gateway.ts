@@ -38,7 +38,8 @@ export const freeCdpPort = async (): Promise<number> => {
 
 export const makeStateDir = (config?: object): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-"))
-  if (config !== undefined) fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify(config, null, 2))
+  // Owner-only, as the gateway writes it (a readable one is tightened at start, with a warning).
+  if (config !== undefined) fs.writeFileSync(path.join(dir, "svc.json"), JSON.stringify(config, null, 2), { mode: 0o600 })
   return dir
 }
 
