@@ -15,6 +15,7 @@
 import { spawn } from "node:child_process"
 import * as http from "node:http"
 import { createRequire } from "node:module"
+import { SVC_BIN } from "./cli-latency.mjs"
 
 const require = createRequire(import.meta.url)
 
@@ -275,12 +276,22 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
 
 // `node test/bench/automation.mjs [runs]`: only these measurements, against a gateway of its own (a temp
 // state dir, free ports), without the rest of run.mjs. Build first (`npm run -s build`).
+/** `svc <args> --json` with this environment, parsed; rejects with its stderr when it fails. */
+export const svcJsonIn = (env) => (args) =>
+  new Promise((resolve, reject) => {
+    const c = spawn(SVC_BIN, [...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    c.stdout.on("data", (d) => (out += d))
+    c.stderr.on("data", (d) => (err += d))
+    c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
+  })
+
 if (process.argv[1] !== undefined && import.meta.url === (await import("node:url")).pathToFileURL(process.argv[1]).href) {
   const fs = await import("node:fs")
   const net = await import("node:net")
   const os = await import("node:os")
   const path = await import("node:path")
-  const { SVC_BIN } = await import("./cli-latency.mjs")
   const portFree = (p) =>
     new Promise((resolve) => {
       const s = net.createServer()
@@ -304,15 +315,7 @@ if (process.argv[1] !== undefined && import.meta.url === (await import("node:url
     gateway.stderr.on("data", onData)
     gateway.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
   })
-  const svcJson = (args) =>
-    new Promise((resolve, reject) => {
-      const c = spawn(SVC_BIN, [...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] })
-      let out = ""
-      let err = ""
-      c.stdout.on("data", (d) => (out += d))
-      c.stderr.on("data", (d) => (err += d))
-      c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
-    })
+  const svcJson = svcJsonIn(env)
   try {
     await svcJson(["browser", "start"])
     const status = await svcJson(["browser", "status"])

@@ -13,7 +13,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { measureAutomation } from "./automation.mjs"
+import { measureAutomation, svcJsonIn } from "./automation.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 
@@ -142,15 +142,7 @@ fs.writeFileSync(
 const env = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
 const { child: gateway } = await spawnUntil(SVC_BIN, ["gateway", "run"], env, (o) => o.includes("svc gateway ready"))
 
-const svcJson = (args) =>
-  new Promise((resolve, reject) => {
-    const c = spawn(SVC_BIN, [...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    let err = ""
-    c.stdout.on("data", (d) => (out += d))
-    c.stderr.on("data", (d) => (err += d))
-    c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
-  })
+const svcJson = svcJsonIn(env)
 
 try {
   // Managed browser start to CDP ready (5 runs), beside a bare Chromium.

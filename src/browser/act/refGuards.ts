@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ElementHandle, Locator, Page } from "playwright-core"
-import { errorText } from "../pages/promises.js"
+import { errorText, withTimeout } from "../pages/promises.js"
 import { type GuardArgs, guardFound, releaseGuards, releaseGuardsNear } from "./refIdentity.js"
 
 // Finding a ref's element together with its guard (refIdentity.ts has the guard itself), and letting the
@@ -12,24 +12,7 @@ export const RESOLVE_MS = 2_000
 
 /** A promise that gives up after ms (a stale ref must fail fast, never wait out an action timeout). */
 export const bounded = <A>(what: () => Promise<A>, ms: number) =>
-  Effect.tryPromise({
-    try: (signal) =>
-      new Promise<A>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-        signal.addEventListener("abort", () => clearTimeout(timer))
-        what().then(
-          (a) => {
-            clearTimeout(timer)
-            resolve(a)
-          },
-          (e: unknown) => {
-            clearTimeout(timer)
-            reject(e)
-          }
-        )
-      }),
-    catch: (e) => e
-  })
+  Effect.tryPromise({ try: () => withTimeout(what(), ms, "the page's answer"), catch: (e) => e })
 
 /** A guard installed by resolve and not yet released. */
 export interface PendingGuard {
