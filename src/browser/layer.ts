@@ -21,6 +21,7 @@ import { SafePaths } from "./inspect/SafePaths.js"
 import { BrowserMediaPruning } from "./snapshot/mediaPruning.js"
 import { Snapshots } from "./snapshot/Snapshots.js"
 import { TabPages } from "./pages/TabPages.js"
+import { TabTurns } from "./pages/TabTurns.js"
 import { Tabs } from "./pages/Tabs.js"
 import { Trash } from "./launch/Trash.js"
 
@@ -62,7 +63,7 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
         SafePaths.Default
       )
     ),
-    Layer.provideMerge(Layer.merge(Tabs.Default, DropConnectionOnStop)),
+    Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, TabTurns.Default)),
     Layer.provideMerge(PlaywrightSessions.Default),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),

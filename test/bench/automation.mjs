@@ -276,55 +276,14 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
 
 // `node test/bench/automation.mjs [runs]`: only these measurements, against a gateway of its own (a temp
 // state dir, free ports), without the rest of run.mjs. Build first (`npm run -s build`).
-/** `svc <args> --json` with this environment, parsed; rejects with its stderr when it fails. */
-export const svcJsonIn = (env) => (args) =>
-  new Promise((resolve, reject) => {
-    const c = spawn(SVC_BIN, [...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    let err = ""
-    c.stdout.on("data", (d) => (out += d))
-    c.stderr.on("data", (d) => (err += d))
-    c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
-  })
-
 if (process.argv[1] !== undefined && import.meta.url === (await import("node:url")).pathToFileURL(process.argv[1]).href) {
-  const fs = await import("node:fs")
-  const net = await import("node:net")
-  const os = await import("node:os")
-  const path = await import("node:path")
-  const portFree = (p) =>
-    new Promise((resolve) => {
-      const s = net.createServer()
-      s.once("error", () => resolve(false))
-      s.listen({ port: p, host: "127.0.0.1" }, () => s.close(() => resolve(true)))
-    })
-  let port
-  do port = 30000 + Math.floor(Math.random() * 9000)
-  while (!((await portFree(port)) && (await portFree(port + 2)) && (await portFree(port + 3))))
-  let cdpPort
-  do cdpPort = 18800 + Math.floor(Math.random() * 100)
-  while (!(await portFree(cdpPort)))
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-auto-"))
-  fs.writeFileSync(path.join(stateDir, "svc.json"), JSON.stringify({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } }))
-  const env = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
-  const gateway = spawn(SVC_BIN, ["gateway", "run"], { env, stdio: ["ignore", "pipe", "pipe"] })
-  await new Promise((resolve, reject) => {
-    let out = ""
-    const onData = (d) => (out += d, out.includes("svc gateway ready") && resolve())
-    gateway.stdout.on("data", onData)
-    gateway.stderr.on("data", onData)
-    gateway.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
-  })
-  const svcJson = svcJsonIn(env)
+  const { startBenchGateway } = await import("./benchGateway.mjs")
+  const gw = await startBenchGateway()
   try {
-    await svcJson(["browser", "start"])
-    const status = await svcJson(["browser", "status"])
-    const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
     const runs = Number(process.argv[2] ?? 10)
-    const r = await measureAutomation({ svc: SVC_BIN, env, svcJson, controlPort: port + 2, token, cdpUrl: status.cdpUrl, runs })
+    const r = await measureAutomation({ svc: SVC_BIN, ...gw, runs })
     console.log(JSON.stringify(r, null, 2))
   } finally {
-    await new Promise((resolve) => (gateway.exitCode !== null ? resolve() : (gateway.once("exit", resolve), gateway.kill("SIGTERM"))))
-    fs.rmSync(stateDir, { recursive: true, force: true })
+    await gw.stop()
   }
 }

@@ -13,7 +13,9 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { measureAutomation, svcJsonIn } from "./automation.mjs"
+import { measureAutomation } from "./automation.mjs"
+import { svcJsonIn } from "./benchGateway.mjs"
+import { formPage, measureLoad } from "./load.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 
@@ -170,6 +172,17 @@ try {
     results.automation = await measureAutomation({
       svc: SVC_BIN, env, svcJson, controlPort: port + 2, token, cdpUrl: status.cdpUrl
     })
+    const formServer = http.createServer((req, res) => res.writeHead(200, { "content-type": "text/html" }).end(formPage()))
+    await new Promise((r) => formServer.listen(0, "127.0.0.1", r))
+    try {
+      results.load = await measureLoad({
+        svcJson, controlPort: port + 2, token, clients: 50, seconds: 15,
+        serveUrl: `http://127.0.0.1:${formServer.address().port}/form`
+      })
+    } finally {
+      formServer.closeAllConnections()
+      formServer.close()
+    }
   }
 } finally {
   await stopChild(gateway)
@@ -209,6 +222,13 @@ if (a !== undefined) {
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
   const d = a.snapshotDiff
   console.log(`snapshot --diff after one click, large page (median of ${d.runs}): ${d.diffChars} chars in ${d.diffMs} ms; full AI snapshot ${d.fullChars} chars in ${d.fullMs} ms; ratios ${d.charsRatio}x chars, ${d.msRatio}x time`)
+}
+const l = results.load
+if (l !== undefined) {
+  const line = (r) =>
+    ["snapshot", "click", "screenshot"].map((k) => `${k} p50 ${r[k].p50Ms} / p99 ${r[k].p99Ms} ms (${r[k].ok} ok, ${r[k].failed} failed)`).join("; ")
+  console.log(`one tab, 1 client alone: ${line(l.alone)}`)
+  console.log(`one tab, ${l.loaded.clients} clients for ${l.loaded.seconds} s: ${line(l.loaded)}; requests done per client ${l.loaded.fewestDone}-${l.loaded.mostDone}; p99 vs alone: snapshot ${l.p99VsAlone.snapshot}x, click ${l.p99VsAlone.click}x, screenshot ${l.p99VsAlone.screenshot}x`)
 }
 const w = results.webhooks
 console.log(

@@ -12,6 +12,7 @@ import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
+import { TabTurns } from "../pages/TabTurns.js"
 
 /** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
 const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
@@ -48,6 +49,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
 
     const { pageOf } = yield* TabPages
+    const turns = yield* TabTurns
 
     const evaluateAllowed = Effect.flatMap(store.get, (config) =>
       config.browser?.evaluateEnabled === false
@@ -98,7 +100,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           })
         }
         const { page, tab, target } = yield* pageOf(query.profile, query.targetId)
-        return yield* snapshotOf(target.targetId, tab, page, {
+        return yield* turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
           format,
           limit: query.limit,
           interactive: query.interactive === true,
@@ -109,7 +111,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           efficient,
           labels: query.labels === true,
           diff: query.diff === true
-        })
+        }))
       })
 
     const snapshotOf = (
@@ -137,8 +139,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const navigate = (profileName: string | undefined, request: { url: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {
-        const { page, target } = yield* pageOf(profileName, request.targetId)
-        const r = yield* actions.navigate(page, request.url)
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const r = yield* turns.inTurn(tab)(actions.navigate(page, request.url))
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 
@@ -158,10 +160,26 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         Effect.map(Option.getOrElse(() => ({})))
       )
 
+    /**
+     * One action on the tab the request means: in the tab's turn (a wait only reads, and may be long: it
+     * does not hold up the tab), with the guards of its refs its own.
+     */
     const act = (profileName: string | undefined, request: ActRequest) =>
-      Effect.scoped(Effect.gen(function*() {
+      Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const run = refs.owned(Effect.scoped(actOn(profileName, request, page, tab, target)))
+        return yield* (request.kind === "wait" ? run : turns.inTurn(tab)(run))
+      })
+
+    const actOn = (
+      profileName: string | undefined,
+      request: ActRequest,
+      page: Page,
+      tab: TabRef,
+      target: { readonly targetId: string; readonly url: string }
+    ) =>
+      Effect.gen(function*() {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
         const watch = WATCHED.has(request.kind) ? yield* sideEffects.watch(tab, page) : undefined
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
@@ -266,23 +284,29 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
           ...(yield* snapshotAfter(profileName, target.targetId, tab, page, request))
         } satisfies ActResult
-      }))
+      })
 
     const highlight = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
-        const resolved = yield* refs.resolve(tab, page, request.ref)
-        yield* actions.highlight(page, { ...resolved, ref: request.ref })
-        yield* refs.settle(tab)
+        const resolved = yield* Effect.gen(function*() {
+          const resolved = yield* refs.resolve(tab, page, request.ref)
+          yield* actions.highlight(page, { ...resolved, ref: request.ref })
+          yield* refs.settle(tab)
+          return resolved
+        }).pipe(refs.owned, turns.inTurn(tab))
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
     const elementScreenshot = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
-        const resolved = yield* refs.resolve(tab, page, request.ref)
-        const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
-        yield* refs.settle(tab)
+        const shot = yield* Effect.gen(function*() {
+          const resolved = yield* refs.resolve(tab, page, request.ref)
+          const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
+          yield* refs.settle(tab)
+          return shot
+        }).pipe(refs.owned, turns.inTurn(tab))
         const file = yield* writeMedia("element", "png", shot.png)
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })
@@ -298,8 +322,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
       Effect.gen(function*() {
-        const { page, target } = yield* pageOf(profileName, request.targetId)
-        const bytes = yield* actions.pdf(page)
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const bytes = yield* turns.lookingIn(tab)(actions.pdf(page))
         const file = yield* writeMedia("page", "pdf", bytes)
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })

@@ -1,8 +1,8 @@
-import { Effect, Equal, type FiberId } from "effect"
+import { Effect, FiberRef } from "effect"
 import type { FrameLocator, Locator, Page } from "playwright-core"
-import { Conflict, InvalidRequest } from "../../domain/errors.js"
+import { BrowserUnavailable, Conflict, InvalidRequest } from "../../domain/errors.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
-import { errorText } from "../pages/promises.js"
+import { errorText, isTimeout } from "../pages/promises.js"
 import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
   bounded,
@@ -155,15 +155,25 @@ interface TabState {
   maxIssued: number
   roleNumbers: Map<string, number>
   roleNext: number
-  /** Guards installed by resolve and not yet released (see refIdentity.ts), with the fiber that resolved. */
+  /** Guards installed by resolve and not yet released (see refIdentity.ts), with the request that holds them. */
   guards: Array<OwnedGuard>
+}
+
+/**
+ * The request a guard belongs to (see `owned`): requests on one tab can overlap, and one request's guards
+ * are never taken out from under it by another's.
+ */
+interface GuardOwner {
+  done: boolean
 }
 
 interface OwnedGuard {
   readonly guard: PendingGuard
-  /** The request's fiber: an action that resolves several refs (fill, drag) resolves them all in it. */
-  readonly owner: FiberId.FiberId
+  readonly owner: GuardOwner
 }
+
+/** The request the current fiber (and the fibers it forks) works for; undefined outside `owned`. */
+const CurrentOwner = FiberRef.unsafeMake<GuardOwner | undefined>(undefined)
 
 const MAX_TABS = 256
 const MAX_ROLE_KEYS = 20_000
@@ -282,9 +292,17 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     const stale = (ref: string, why: string) =>
       new Conflict({ message: `ref ${ref} cannot be used: ${why}. To act safely, ${FRESH_SNAPSHOT_HINT}.` })
 
+    /** A page call of resolve failed: the tab closed, the page was too busy to answer, or the element is gone. */
     const pageGone = (page: Page, ref: string, e: unknown) =>
       page.isClosed()
         ? new Conflict({ message: `ref ${ref} cannot be used: the tab was closed. Open or pick a tab (\`svc browser tabs\`), then ${FRESH_SNAPSHOT_HINT}.` })
+        : isTimeout(e)
+        // A slow answer says nothing about the element: it is not reported as a changed page.
+        ? new BrowserUnavailable({
+          message: `ref ${ref} could not be checked: the page did not answer within ${RESOLVE_MS} ms (it is busy: a ` +
+            "long-running script or a very heavy page); nothing was done. Try again in a moment; if it stays busy, " +
+            "`svc browser errors` and `svc browser console` may say why"
+        })
         : stale(ref, `it no longer matches an element on the page (${errorText(e)}); the element was removed or re-rendered since the snapshot`)
 
     type Role = Parameters<Page["getByRole"]>[0]
@@ -311,17 +329,20 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       `it no longer matches the element the snapshot showed (${what}): that element was removed, re-rendered ` +
       "or relabelled since"
 
-    /** Takes the tab's guards out (`unless`: but those of that fiber). */
-    const takeGuards = (state: TabState | undefined, unless?: FiberId.FiberId) => {
+    /** Takes out the guards of a tab that `which` picks. */
+    const takeGuards = (state: TabState | undefined, which: (owner: GuardOwner) => boolean) => {
       if (state === undefined || state.guards.length === 0) return []
-      const taken = state.guards.filter((g) => unless === undefined || !Equal.equals(g.owner, unless))
+      const taken = state.guards.filter((g) => which(g.owner))
       state.guards = state.guards.filter((g) => !taken.includes(g))
       return taken.map((g) => g.guard)
     }
 
+    /** The request this fiber works for: the one `owned` set, else one of its own (released by settle). */
+    const ownerNow = Effect.map(FiberRef.get(CurrentOwner), (o): GuardOwner => o ?? { done: false })
+
     /** Keeps the guard of a lookup for settle; whether there is one. */
     const kept = (state: TabState) => (r: Guarded) =>
-      Effect.map(Effect.fiberId, (owner) => {
+      Effect.map(ownerNow, (owner) => {
         if (r.guard !== undefined) state.guards.push({ guard: r.guard, owner })
         return { installed: r.guard !== undefined, count: r.count }
       })
@@ -440,16 +461,16 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
      * The element a ref means in this tab, checked against the tab's latest snapshot: InvalidRequest for
      * something that is not a ref (a CSS selector), Conflict in a few ms for a ref that cannot be trusted.
      */
-    const resolve = (tab: TabRef, page: Page, ref: string): Effect.Effect<ResolvedRef, InvalidRequest | Conflict> =>
+    const resolve = (tab: TabRef, page: Page, ref: string): Effect.Effect<ResolvedRef, InvalidRequest | Conflict | BrowserUnavailable> =>
       Effect.gen(function*() {
         const parsed = parseRef(ref)
         if (parsed instanceof InvalidRequest) return yield* parsed
         if (page.isClosed()) return yield* pageGone(page, parsed.key, undefined)
         const navigations = yield* sessions.navigations(page)
         const state = stateOf(tab, false)
-        // Guards an earlier action left behind (it failed before it reported back); those of this action's
-        // other refs (fill, drag) stay until it settles.
-        const leftover = takeGuards(state, yield* Effect.fiberId)
+        // Guards of requests that ended without letting them go (outside `owned`): those of requests still
+        // under way, this one's other refs (fill, drag) among them, stay until they settle.
+        const leftover = takeGuards(state, (owner) => owner.done)
         if (leftover.length > 0) yield* releaseAll(leftover)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
@@ -462,7 +483,9 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
      */
     const settle = (tab: TabRef) =>
       Effect.gen(function*() {
-        const stopped = yield* releaseAll(takeGuards(stateOf(tab, false)))
+        // The request's own guards (outside `owned`: every guard of the tab).
+        const mine = yield* FiberRef.get(CurrentOwner)
+        const stopped = yield* releaseAll(takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine))
         if (stopped.length > 0) {
           return yield* stale(
             stopped[0]!,
@@ -471,6 +494,23 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           )
         }
       }).pipe(Effect.withSpan("Refs.settle"))
+
+    /**
+     * Runs one request that resolves refs: the guards it installs are its own (settle, in it or in a fiber
+     * it forks, lets go of those only, never of another request's on the same tab), and what it still holds
+     * when it ends, by failure or interruption, is let go then.
+     */
+    const owned = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.suspend(() => {
+        const owner: GuardOwner = { done: false }
+        return Effect.locally(effect, CurrentOwner, owner).pipe(
+          Effect.ensuring(Effect.suspend(() => {
+            owner.done = true
+            const left = [...tabs.values()].flatMap((state) => takeGuards(state, (o) => o === owner))
+            return left.length > 0 ? Effect.asVoid(releaseAll(left)) : Effect.void
+          }))
+        )
+      })
 
     /** Before a role snapshot: start noticing DOM changes in the document it is taken of. */
     const watchChanges = (page: Page, frameSelector: string | undefined): Effect.Effect<ChangeWatch> => {
@@ -547,7 +587,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
       })
 
-    return { resolve, settle, recordAi, recordRole, watchChanges, identifyRoleRefs, forget, forgetProfile, current } as const
+    return { resolve, settle, owned, recordAi, recordRole, watchChanges, identifyRoleRefs, forget, forgetProfile, current } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

@@ -3,10 +3,16 @@
 /** The first line of an error's message (the library appends call logs below it). */
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
-/** The promise, or a rejection naming what did not finish within ms. */
+/** The rejection of withTimeout. */
+export class TimedOut extends Error {}
+
+/** Whether an error is withTimeout's rejection. */
+export const isTimeout = (e: unknown): boolean => e instanceof TimedOut
+
+/** The promise, or a rejection (TimedOut) naming what did not finish within ms. */
 export const withTimeout = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
   new Promise<A>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+    const timer = setTimeout(() => reject(new TimedOut(`${what} did not finish within ${ms} ms`)), ms)
     p.then(
       (a) => {
         clearTimeout(timer)

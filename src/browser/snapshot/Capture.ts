@@ -3,6 +3,7 @@ import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
 import { Cdp } from "../cdp/Cdp.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
 
@@ -15,12 +16,15 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const tabs = yield* Tabs
     const cdp = yield* Cdp
     const sessions = yield* PlaywrightSessions
+    const turns = yield* TabTurns
     const screenshotDir = browserMediaDir(store.paths.mediaDir)
 
     const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
       Effect.gen(function*() {
-        const { endpoint, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
-        const snap = yield* cdp.ariaSnapshot(endpoint, target.targetId, { limit: request.limit ?? DEFAULT_ARIA_LIMIT })
+        const { endpoint, profile, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        const snap = yield* cdp.ariaSnapshot(endpoint, target.targetId, { limit: request.limit ?? DEFAULT_ARIA_LIMIT }).pipe(
+          turns.lookingIn({ profile: profile.name, targetId: target.targetId })
+        )
         return {
           format: "aria",
           targetId: target.targetId,
@@ -36,9 +40,11 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const screenshot = (request: { profile?: string | undefined; targetId?: string | undefined; fullPage?: boolean | undefined }) =>
       Effect.gen(function*() {
         const { endpoint, profile, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
-        // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
-        yield* sessions.ready(profile.name, endpoint, target.targetId)
-        const shot = yield* cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
+        const shot = yield* Effect.zipRight(
+          // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
+          sessions.ready(profile.name, endpoint, target.targetId),
+          cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
+        ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
         const file = yield* writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
         return {
           path: file,

@@ -1,0 +1,113 @@
+import { Effect, FiberRef } from "effect"
+
+// Requests on one tab take turns. The page does one thing at a time anyway (its main thread); letting
+// fifty requests at it at once only makes each wait inside the browser, where a check that should answer
+// in a few ms looks like a page that stopped answering. Here they wait in line instead, first come first
+// served: an action has the tab to itself, and looks (snapshots, screenshots) that stand next to each other
+// in the line go together, since none of them changes the page. A look that comes after a waiting action
+// waits for it, so a steady stream of looks never starves an action.
+
+/** A tab: its profile and CDP targetId. */
+interface TabKey {
+  readonly profile: string
+  readonly targetId: string
+}
+
+type Use = "look" | "act"
+
+interface Waiter {
+  readonly use: Use
+  readonly go: () => void
+}
+
+interface Line {
+  readonly waiting: Array<Waiter>
+  looking: number
+  acting: boolean
+  /** Requests holding or waiting for a turn; the line goes when none is left. */
+  users: number
+}
+
+/** The tabs whose turn the current fiber (or the request it was forked for) holds: a turn is re-entrant. */
+const Held = FiberRef.unsafeMake<ReadonlyMap<string, Use>>(new Map())
+
+/** Lets in, from the front of the line, whoever can go now. */
+const admit = (line: Line) => {
+  while (line.waiting.length > 0 && !line.acting) {
+    const next = line.waiting[0]!
+    if (next.use === "act" && line.looking > 0) return
+    line.waiting.shift()
+    if (next.use === "act") line.acting = true
+    else line.looking++
+    next.go()
+  }
+}
+
+export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
+  sync: () => {
+    const lines = new Map<string, Line>()
+
+    const enter = (key: string, use: Use) =>
+      Effect.async<Line>((resume) => {
+        let line = lines.get(key)
+        if (line === undefined) {
+          line = { waiting: [], looking: 0, acting: false, users: 0 }
+          lines.set(key, line)
+        }
+        const mine = line
+        mine.users++
+        let admitted = false
+        const waiter: Waiter = {
+          use,
+          go: () => {
+            admitted = true
+            resume(Effect.succeed(mine))
+          }
+        }
+        mine.waiting.push(waiter)
+        admit(mine)
+        // Interrupted while waiting (the client went away): out of the line; once let in, `leave` runs.
+        return Effect.sync(() => {
+          if (admitted) return
+          const i = mine.waiting.indexOf(waiter)
+          if (i >= 0) mine.waiting.splice(i, 1)
+          done(key, mine)
+          admit(mine)
+        })
+      })
+
+    const done = (key: string, line: Line) => {
+      if (--line.users === 0 && lines.get(key) === line) lines.delete(key)
+    }
+
+    const leave = (key: string, line: Line, use: Use) =>
+      Effect.sync(() => {
+        if (use === "act") line.acting = false
+        else line.looking--
+        done(key, line)
+        admit(line)
+      })
+
+    const turn = (tab: TabKey, use: Use) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.flatMap(FiberRef.get(Held), (held) => {
+        const key = `${tab.profile}\u0000${tab.targetId}`
+        // Already in the tab's turn (an action's own snapshot runs in the action's turn).
+        if (held.has(key)) return effect
+        // Waiting in line can be interrupted (the client went away); once in, the turn is always given back.
+        return Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(restore(enter(key, use)), (line) =>
+            restore(Effect.locally(effect, Held, new Map([...held, [key, use]]))).pipe(
+              Effect.ensuring(leave(key, line, use))
+            ))
+        )
+      })
+
+    /** Runs `effect` with the tab to itself, after the requests that came before it. */
+    const inTurn = (tab: TabKey) => turn(tab, "act")
+
+    /** Runs `effect` beside other looks at the tab, after the actions that came before it. */
+    const lookingIn = (tab: TabKey) => turn(tab, "look")
+
+    return { inTurn, lookingIn } as const
+  }
+}) {}
