@@ -1,6 +1,7 @@
 import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { authThrottle } from "../platform/authThrottle.js"
+import { serverTimingHeader, withTiming } from "../platform/serverTiming.js"
 import { checkCredentials, checkHost, checkOrigin, type Credentials } from "./guards.js"
 
 const refuse = (
@@ -60,7 +61,12 @@ export const guard = (options: { readonly credentials: Credentials; readonly che
             : response
         )
       )
+      // Where the request's time went (platform/serverTiming.ts), when its handler says.
+      const timing = new Map<string, number>()
+      yield* HttpApp.appendPreResponseHandler((_req, response) =>
+        Effect.succeed(timing.size > 0 ? HttpServerResponse.setHeader(response, "server-timing", serverTimingHeader(timing)) : response)
+      )
       // A body without a length (chunked) is cut at the same size as it is read.
-      return yield* app.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)))
+      return yield* withTiming(app.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES))), timing)
     })
   )

@@ -85,7 +85,18 @@ const post = (port, token, path, body) =>
       (res) => {
         let text = ""
         res.on("data", (d) => (text += d))
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${res.statusCode} ${text}`))))
+        res.on("end", () => {
+          if (res.statusCode !== 200) return reject(new Error(`${res.statusCode} ${text}`))
+          // The gateway's Server-Timing parts (ms by name), beside the answer.
+          const timing = {}
+          for (const part of String(res.headers["server-timing"] ?? "").split(",")) {
+            const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part)
+            if (m) timing[m[1]] = Number(m[2])
+          }
+          const result = JSON.parse(text)
+          Object.defineProperty(result, "timing", { value: timing, enumerable: false })
+          resolve(result)
+        })
       }
     )
     req.on("error", reject)
@@ -174,6 +185,7 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
         const clickRuns = async (ref) => {
           const viaApi = []
           const viaDirect = []
+          const safety = []
           for (let i = 0; i < clicks + 2; i++) {
             await jitter()
             let t0 = performance.now()
@@ -181,13 +193,16 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
             const d = performance.now() - t0
             await jitter()
             t0 = performance.now()
-            await post(controlPort, token, "/act?profile=svc", { kind: "click", ref, targetId: tab.targetId })
+            const r = await post(controlPort, token, "/act?profile=svc", { kind: "click", ref, targetId: tab.targetId })
             const a = performance.now() - t0
             if (i < 2) continue
             viaDirect.push(d)
             viaApi.push(a)
+            // What the safety adds to the action (Server-Timing): checking and guarding the ref, the look at
+            // the browser before it, and the guards' release with the last look after it.
+            safety.push((r.timing.ref ?? 0) + (r.timing.watch ?? 0) + (r.timing.after ?? 0))
           }
-          return { api: median(viaApi), direct: median(viaDirect) }
+          return { api: median(viaApi), direct: median(viaDirect), safety: median(safety) }
         }
         const refFor = async (query) => {
           const snap = await get(controlPort, token, `/snapshot?profile=svc&${query}&targetId=${tab.targetId}`)
@@ -207,6 +222,8 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
           roleRatio: Math.round((role.api / role.direct) * 100) / 100,
           aiPlusMs: round(ai.api - ai.direct),
           rolePlusMs: round(role.api - role.direct),
+          aiSafetyMs: round(ai.safety),
+          roleSafetyMs: round(role.safety),
           runs: clicks
         }
         results.roleSnapshot_small = await roleSnapshots(direct, tab.targetId)

@@ -215,7 +215,7 @@ if (a !== undefined) {
   }
   console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
   const c = a.clickApi
-  console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x (+${c.aiPlusMs} ms, +${c.rolePlusMs} ms)`)
+  console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x (+${c.aiPlusMs} ms, +${c.rolePlusMs} ms); of which the safety (ref check and guard, side-effect looks; Server-Timing) ${c.aiSafetyMs} ms AI, ${c.roleSafetyMs} ms role (target: at most 5 ms)`)
   for (const [page, r] of [["small page", a.roleSnapshot_small], ["look-alike rows", a.roleSnapshot_rows]]) {
     console.log(`role snapshot --interactive, ${page} (${r.refs} refs, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot() ${r.directMs} ms; ratio ${r.ratio}x`)
   }

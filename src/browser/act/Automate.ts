@@ -13,6 +13,7 @@ import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
 import { TabTurns } from "../pages/TabTurns.js"
+import { timed } from "../../platform/serverTiming.js"
 
 /** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
 const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
@@ -167,7 +168,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const act = (profileName: string | undefined, request: ActRequest) =>
       Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
-        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
         const run = refs.owned(Effect.scoped(actOn(profileName, request, page, tab, target)))
         return yield* (request.kind === "wait" ? run : turns.inTurn(tab)(run))
       })
@@ -181,8 +182,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       Effect.gen(function*() {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
-        const watch = WATCHED.has(request.kind) ? yield* sideEffects.watch(tab, page) : undefined
-        const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
+        const watch = WATCHED.has(request.kind) ? yield* timed("watch")(sideEffects.watch(tab, page)) : undefined
+        const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref })).pipe(timed("ref"))
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
         let moved: { readonly title: string; readonly status?: number } | undefined = undefined
@@ -269,7 +270,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         // Beside it, the watch's last look at the browser: two round trips at once.
         const [, effects] = yield* Effect.all([refs.settle(tab), watch !== undefined ? watch.finish : Effect.succeed<ActionEffects>({})], {
           concurrency: 2
-        })
+        }).pipe(timed("after"))
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
         return {

@@ -98,7 +98,8 @@ export const guardInOneCall = <E>(
       () =>
         only
           ? page.$$eval(selector, guardFound, arg)
-          // An aria ref that matches nothing is an error for $eval: the element is gone.
+          // An aria ref that matches nothing is an error for $eval: the element is gone. ($$eval would take
+          // one round trip less, but playwright's $$eval does not resolve aria refs: it finds nothing.)
           : page.$eval(selector, guardFound, arg).catch((e: unknown) => NO_MATCH.test(errorText(e)) ? 0 : Promise.reject(e)),
       RESOLVE_MS
     ).pipe(Effect.mapError(fail))
