@@ -185,6 +185,22 @@ describe("the managed browser's DevTools port", () => {
       await foreign.kill()
     }
   })
+  it("after a crash the browser started again is found on the port it chose this time, by CDP and the automation library", async () => {
+    const gw = gateways.at(-1)!
+    const before = await json(gw, "browser", "status")
+    expect(before.running).toBe(true)
+    process.kill(before.pid, "SIGKILL")
+    await waitUntil(() => !pidAlive(before.pid), 10_000)
+    const tab = await json(gw, "browser", "open", pages.url("/"))
+    const after = await json(gw, "browser", "status")
+    browsers.push(after.pid)
+    expect(after).toMatchObject({ running: true, cdpUrl: `http://127.0.0.1:${after.cdpPort}` })
+    expect(after.pid).not.toBe(before.pid)
+    expect(fs.readFileSync(path.join(userDataDir(), "DevToolsActivePort"), "utf8").split("\n")[0]).toBe(String(after.cdpPort))
+    const snap = await gw.svc("browser", "snapshot", "--target-id", tab.targetId, "--browser-profile", "svc")
+    expect(snap.code, snap.stderr).toBe(0)
+    expect(snap.stdout).toContain('heading "Chosen port"')
+  })
 })
 
 describe("a hung browser on a port it chose", () => {

@@ -140,13 +140,15 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         if (state._tag === "cdp") {
           return yield* unavailable(
             `Port ${port} already answers the DevTools protocol (${state.browser}): another browser is using it. ` +
-              `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json.`
+              `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json ` +
+              `(or remove it, and Chromium chooses a free port).`
           )
         }
         if (state._tag === "other") {
           return yield* unavailable(
             `Port ${port} is already in use by another program, so ${where} cannot listen there. Stop that program, ` +
-              `or give this profile a free port (18800-18899) with browser.profiles.${opts.profile}.cdpPort in svc.json.`
+              `or give this profile a free port with browser.profiles.${opts.profile}.cdpPort in svc.json (or remove it, ` +
+              `and Chromium chooses a free port).`
           )
         }
 
