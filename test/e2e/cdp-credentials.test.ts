@@ -162,6 +162,9 @@ describe("a remote browser behind credentials", () => {
     proxy = await authProxy(chromium.port)
     site = await servePages({ "/": PAGE })
     const base = `127.0.0.1:${proxy.port}`
+    // The browser's own websocket, reached through the proxy: a cdpUrl may name it directly.
+    const version = (await (await fetch(`${chromium.cdpUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string }
+    const wsPath = new URL(version.webSocketDebuggerUrl).pathname
     gw = await startGateway({
       config: {
         browser: {
@@ -172,6 +175,8 @@ describe("a remote browser behind credentials", () => {
             // Every character escaped, and as a person may write it (`:` and `é` left raw, which URLs allow).
             special: { cdpUrl: `http://${USER}:${encodeURIComponent(SPECIAL)}@${base}` },
             "special-raw": { cdpUrl: `http://${USER}:p%40ss:w0rd%255ecret%23é@${base}` },
+            "special-ws": { cdpUrl: `ws://${USER}:${encodeURIComponent(SPECIAL)}@${base}${wsPath}` },
+            "wrong-ws": { cdpUrl: `ws://${USER}:p%40ss@${base}${wsPath}` },
             wrong: { cdpUrl: `http://${USER}:not-the-password@${base}` },
             none: { cdpUrl: `http://${base}` }
           }
@@ -188,7 +193,7 @@ describe("a remote browser behind credentials", () => {
     await site?.close()
   })
 
-  for (const profile of ["basic", "tok", "special", "special-raw"]) {
+  for (const profile of ["basic", "tok", "special", "special-raw", "special-ws"]) {
     it(`profile ${profile}: start, list, open, snapshot and click work, the secret shown nowhere`, async () => {
       const p = ["--browser-profile", profile]
       const started = JSON.parse(await ok("browser", "start", ...p, "--json"))
@@ -198,7 +203,7 @@ describe("a remote browser behind credentials", () => {
 
       const status = JSON.parse(await ok("browser", "status", ...p, "--json"))
       expect(status).toMatchObject({ profile, running: true })
-      expect(await ok("browser", "status", ...p)).toMatch(/running, cdp http:\/\/.*\*\*\*/)
+      expect(await ok("browser", "status", ...p)).toMatch(/running, cdp (http|ws):\/\/.*\*\*\*/)
 
       const listed = JSON.parse(await ok("browser", "profiles", "--json")).profiles
       expect(listed.find((x: { name: string }) => x.name === profile)).toMatchObject({ driver: "remote" })
@@ -234,13 +239,13 @@ describe("a remote browser behind credentials", () => {
   })
 
   it("wrong or missing credentials: the error says authentication failed, not that no browser answers", async () => {
-    for (const profile of ["wrong", "none"]) {
+    for (const profile of ["wrong", "wrong-ws", "none"]) {
       for (const args of [["browser", "start"], ["browser", "open", site.url("/")]]) {
         const r = await svc(...args, "--browser-profile", profile)
         expect(r.code, r.stdout).toBe(1)
         expect(r.stderr).toMatch(/^svc: .*authentication failed.*HTTP 401/)
         expect(r.stderr).not.toContain("no browser answers")
-        expect(r.stderr).toContain(profile === "wrong" ? "Check the user and password in cdpUrl" : "Give the credentials in cdpUrl")
+        expect(r.stderr).toContain(profile === "none" ? "Give the credentials in cdpUrl" : "Check the user and password in cdpUrl")
         const j = await svc(...args, "--browser-profile", profile, "--json")
         expect(JSON.parse(j.stdout).error).toMatchObject({ _tag: "BrowserUnavailable", status: 503 })
         expect(JSON.parse(j.stdout).error.message).toContain("authentication failed")
