@@ -14,20 +14,26 @@ import { type CliResult, type Gateway, request, servePages, startGateway } from 
 const USER = "agent"
 const PASSWORD = "pw-5ecret-basic-91c"
 const TOKEN = "tok-5ecret-query-4e7"
-const SECRETS = [PASSWORD, TOKEN]
+/** A password with characters a URL must escape (`@`, `:`, `%`, `#`) and one beyond ASCII. */
+const SPECIAL = "p@ss:w0rd%5ecret#é"
+const SECRETS = [PASSWORD, TOKEN, SPECIAL, "w0rd%5ecret", "w0rd%255ecret"]
 
 /** What the proxy saw: requests it let through, by how they authenticated, and ones it refused. */
 interface Seen {
   basicJson: number
   basicUpgrade: number
+  specialJson: number
+  specialUpgrade: number
   tokenJson: number
   tokenUpgrade: number
   refused: Array<string>
 }
 
 const authProxy = async (target: number) => {
-  const seen: Seen = { basicJson: 0, basicUpgrade: 0, tokenJson: 0, tokenUpgrade: 0, refused: [] }
+  const seen: Seen = { basicJson: 0, basicUpgrade: 0, specialJson: 0, specialUpgrade: 0, tokenJson: 0, tokenUpgrade: 0, refused: [] }
   const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`
+  // As RFC 7617 asks: the user-pass in UTF-8, then base64.
+  const special = `Basic ${Buffer.from(`${USER}:${SPECIAL}`, "utf8").toString("base64")}`
   /** How a request authenticated (and its path without the token), or undefined when it did not. */
   const check = (req: http.IncomingMessage) => {
     const u = new URL(req.url ?? "/", "http://proxy")
@@ -35,6 +41,7 @@ const authProxy = async (target: number) => {
     u.searchParams.delete("token")
     const forward = `${u.pathname}${u.search}`
     if (req.headers.authorization === basic) return { how: "basic" as const, forward }
+    if (req.headers.authorization === special) return { how: "special" as const, forward }
     if (token === TOKEN) return { how: "token" as const, forward }
     seen.refused.push(`${req.method} ${u.pathname} ${req.headers.upgrade ?? ""}`.trim())
     return undefined
@@ -47,6 +54,7 @@ const authProxy = async (target: number) => {
       return
     }
     if (ok.how === "basic") seen.basicJson++
+    else if (ok.how === "special") seen.specialJson++
     else seen.tokenJson++
     const headers = { ...req.headers }
     delete headers.authorization
@@ -77,6 +85,7 @@ const authProxy = async (target: number) => {
       return
     }
     if (ok.how === "basic") seen.basicUpgrade++
+    else if (ok.how === "special") seen.specialUpgrade++
     else seen.tokenUpgrade++
     sockets.add(socket)
     const upstream = net.connect({ host: "127.0.0.1", port: target }, () => {
@@ -153,6 +162,9 @@ describe("a remote browser behind credentials", () => {
     proxy = await authProxy(chromium.port)
     site = await servePages({ "/": PAGE })
     const base = `127.0.0.1:${proxy.port}`
+    // The browser's own websocket, reached through the proxy: a cdpUrl may name it directly.
+    const version = (await (await fetch(`${chromium.cdpUrl}/json/version`)).json()) as { webSocketDebuggerUrl: string }
+    const wsPath = new URL(version.webSocketDebuggerUrl).pathname
     gw = await startGateway({
       config: {
         browser: {
@@ -160,6 +172,11 @@ describe("a remote browser behind credentials", () => {
           profiles: {
             basic: { cdpUrl: `http://${USER}:${PASSWORD}@${base}` },
             tok: { cdpUrl: `http://${base}/?token=${TOKEN}` },
+            // Every character escaped, and as a person may write it (`:` and `é` left raw, which URLs allow).
+            special: { cdpUrl: `http://${USER}:${encodeURIComponent(SPECIAL)}@${base}` },
+            "special-raw": { cdpUrl: `http://${USER}:p%40ss:w0rd%255ecret%23é@${base}` },
+            "special-ws": { cdpUrl: `ws://${USER}:${encodeURIComponent(SPECIAL)}@${base}${wsPath}` },
+            "wrong-ws": { cdpUrl: `ws://${USER}:p%40ss@${base}${wsPath}` },
             wrong: { cdpUrl: `http://${USER}:not-the-password@${base}` },
             none: { cdpUrl: `http://${base}` }
           }
@@ -176,7 +193,7 @@ describe("a remote browser behind credentials", () => {
     await site?.close()
   })
 
-  for (const profile of ["basic", "tok"]) {
+  for (const profile of ["basic", "tok", "special", "special-raw", "special-ws"]) {
     it(`profile ${profile}: start, list, open, snapshot and click work, the secret shown nowhere`, async () => {
       const p = ["--browser-profile", profile]
       const started = JSON.parse(await ok("browser", "start", ...p, "--json"))
@@ -186,7 +203,7 @@ describe("a remote browser behind credentials", () => {
 
       const status = JSON.parse(await ok("browser", "status", ...p, "--json"))
       expect(status).toMatchObject({ profile, running: true })
-      expect(await ok("browser", "status", ...p)).toMatch(/running, cdp http:\/\/.*\*\*\*/)
+      expect(await ok("browser", "status", ...p)).toMatch(/running, cdp (http|ws):\/\/.*\*\*\*/)
 
       const listed = JSON.parse(await ok("browser", "profiles", "--json")).profiles
       expect(listed.find((x: { name: string }) => x.name === profile)).toMatchObject({ driver: "remote" })
@@ -215,14 +232,20 @@ describe("a remote browser behind credentials", () => {
     expect(proxy.seen.tokenUpgrade).toBeGreaterThan(0)
   })
 
+  it("a password with @ : % # and é reached the browser decoded, on /json and on the websocket", () => {
+    expect(proxy.seen.specialJson).toBeGreaterThan(0)
+    expect(proxy.seen.specialUpgrade).toBeGreaterThan(0)
+    expect(proxy.seen.refused.filter((r) => r.includes("websocket"))).toEqual([])
+  })
+
   it("wrong or missing credentials: the error says authentication failed, not that no browser answers", async () => {
-    for (const profile of ["wrong", "none"]) {
+    for (const profile of ["wrong", "wrong-ws", "none"]) {
       for (const args of [["browser", "start"], ["browser", "open", site.url("/")]]) {
         const r = await svc(...args, "--browser-profile", profile)
         expect(r.code, r.stdout).toBe(1)
         expect(r.stderr).toMatch(/^svc: .*authentication failed.*HTTP 401/)
         expect(r.stderr).not.toContain("no browser answers")
-        expect(r.stderr).toContain(profile === "wrong" ? "Check the user and password in cdpUrl" : "Give the credentials in cdpUrl")
+        expect(r.stderr).toContain(profile === "none" ? "Give the credentials in cdpUrl" : "Check the user and password in cdpUrl")
         const j = await svc(...args, "--browser-profile", profile, "--json")
         expect(JSON.parse(j.stdout).error).toMatchObject({ _tag: "BrowserUnavailable", status: 503 })
         expect(JSON.parse(j.stdout).error.message).toContain("authentication failed")

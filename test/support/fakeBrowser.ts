@@ -27,6 +27,7 @@ export const makeFakeWorld = (): FakeWorld => {
   const exits = new Map<number, Deferred.Deferred<BrowserExit>>()
   let nextId = 1
   let nextPid = 5000
+  let nextChosenPort = 41000
 
   const tabsOf = (ep: CdpEndpoint) => {
     const tabs = browsers.get(portOf(ep))
@@ -51,22 +52,24 @@ export const makeFakeWorld = (): FakeWorld => {
       Effect.gen(function*() {
         launches.push(opts)
         yield* Effect.sleep("5 millis") // a launch takes time: concurrent starts must not launch twice
+        // Port 0: the browser chooses one, as Chromium does (a new one each launch).
+        const port = opts.cdpPort === 0 ? nextChosenPort++ : opts.cdpPort
         const exit = yield* Deferred.make<BrowserExit>()
-        exits.set(opts.cdpPort, exit)
-        browsers.set(opts.cdpPort, [{ targetId: `T${nextId++}`, title: "", url: "about:blank", type: "page" }])
-        yield* Effect.addFinalizer(() => crash(opts.cdpPort))
+        exits.set(port, exit)
+        browsers.set(port, [{ targetId: `T${nextId++}`, title: "", url: "about:blank", type: "page" }])
+        yield* Effect.addFinalizer(() => crash(port))
         const pid = nextPid++
         return {
           pid,
-          cdpPort: opts.cdpPort,
-          cdpUrl: `http://127.0.0.1:${opts.cdpPort}`,
-          webSocketDebuggerUrl: `ws://127.0.0.1:${opts.cdpPort}/devtools/browser/fake`,
+          cdpPort: port,
+          cdpUrl: `http://127.0.0.1:${port}`,
+          webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/fake`,
           browserVersion: "Fake/1",
           executable: opts.executable,
           userDataDir: opts.userDataDir,
           startedAt: new Date().toISOString(),
           elapsedMs: 5,
-          isRunning: () => browsers.has(opts.cdpPort),
+          isRunning: () => browsers.has(port),
           exit: Deferred.await(exit),
           stderrTail: () => ""
         }

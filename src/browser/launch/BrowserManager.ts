@@ -8,6 +8,7 @@ import { Cdp } from "../cdp/Cdp.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { isAuthenticationFailure } from "../cdp/messages.js"
 import { redactSecrets } from "../../platform/redact.js"
+import { CHOSEN_BY_BROWSER } from "./activePort.js"
 import { defaultHeadless, defaultNoSandbox } from "./chromeFlags.js"
 import { ChromeLauncher, type LaunchedBrowser } from "./ChromeLauncher.js"
 import { ChromeLocator, type LocatedBrowser } from "./ChromeLocator.js"
@@ -104,7 +105,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       Effect.gen(function*() {
         const config = yield* store.get
         const executable = yield* locate(config.browser?.executablePath)
-        const port = yield* profiles.ensurePort(profile)
+        // A port set in svc.json is kept; otherwise Chromium chooses one (found in the owner-only user-data dir).
+        const port = profile.cdpPort ?? CHOSEN_BY_BROWSER
         const { headless, noSandbox } = yield* settings
         const scope = yield* Scope.make()
         const launched = yield* launcher.launch({
@@ -333,11 +335,18 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
 
     const runningProfiles = Effect.map(SynchronizedRef.get(running), (m) => new Set(m.keys()))
 
-    /** Every profile, and whether its browser is running. */
+    /** Every profile, and whether its browser is running; a running managed one with the port it listens on. */
     const listProfiles = Effect.gen(function*() {
-      const names = yield* runningProfiles
+      const live = yield* SynchronizedRef.get(running)
       const all = yield* profiles.list
-      return { profiles: all.map((p) => profileInfo(p, names.has(p.name))) }
+      return {
+        profiles: all.map((p) => {
+          const r = live.get(p.name)
+          return r === undefined
+            ? profileInfo(p, false)
+            : profileInfo({ ...p, cdpPort: r.launched.cdpPort, cdpUrl: r.launched.cdpUrl }, true)
+        })
+      }
     })
 
     return {

@@ -3,8 +3,9 @@ import * as path from "node:path"
 import { Deferred, Effect, type Scope } from "effect"
 import type { LastExit } from "../../domain/browser.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { CdpDiscovery } from "../cdp/discovery.js"
+import { CdpDiscovery, CdpProbeFailed, type CdpVersion } from "../cdp/discovery.js"
 import { POLL_INTERVAL_MS, spawnBrowser } from "./browserProcess.js"
+import { CHOSEN_BY_BROWSER, isSameRun, ownerOnlyDir, readActivePort, removeActivePort, tightenActivePort } from "./activePort.js"
 import { portState } from "./portState.js"
 import { isAlive, resolveBrowserPid } from "./processes.js"
 import { ProfileDecor } from "./ProfileDecor.js"
@@ -19,6 +20,7 @@ export interface LaunchOptions {
   readonly profile: string
   readonly executable: string
   readonly userDataDir: string
+  /** The DevTools port; 0 (CHOSEN_BY_BROWSER): Chromium picks a free one and names it in DevToolsActivePort. */
   readonly cdpPort: number
   readonly headless: boolean
   readonly noSandbox: boolean
@@ -35,6 +37,7 @@ export type BrowserExit = typeof LastExit.Type
 export interface LaunchedBrowser {
   /** The browser process itself (not a wrapper script). */
   readonly pid: number
+  /** The port the DevTools answer on (the one Chromium chose, when it was asked to). */
   readonly cdpPort: number
   readonly cdpUrl: string
   readonly webSocketDebuggerUrl: string
@@ -84,6 +87,20 @@ export const describeExit = (e: BrowserExit): string =>
 
 const unavailable = (message: string) => new BrowserUnavailable({ message })
 
+/**
+ * The browser an earlier run of this profile left on the port it chose: DevToolsActivePort names a port that
+ * answers with that same run's websocket (a stale file names a port nobody, or another browser, holds).
+ */
+const leftRunning = (discovery: CdpDiscovery, userDataDir: string) =>
+  Effect.gen(function* () {
+    const active = yield* readActivePort(userDataDir)
+    if (active === undefined) return undefined
+    const version = yield* Effect.option(discovery.probe(active.port))
+    return version._tag === "Some" && isSameRun(active, version.value.webSocketDebuggerUrl)
+      ? { active, version: version.value }
+      : undefined
+  })
+
 export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/ChromeLauncher", {
   effect: Effect.gen(function* () {
     const decor = yield* ProfileDecor
@@ -92,14 +109,24 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
     const launch = (opts: LaunchOptions): Effect.Effect<LaunchedBrowser, BrowserUnavailable, Scope.Scope> =>
       Effect.gen(function* () {
         const port = opts.cdpPort
+        const chosen = port === CHOSEN_BY_BROWSER
         const timeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
         const where = `the "${opts.profile}" browser`
+        const portName = chosen ? "its DevTools port" : `its DevTools port ${port}`
 
-        let state = yield* portState(discovery, port)
+        if (chosen) {
+          // The profile's own browser, left running by a gateway that was killed, on the port it chose then.
+          const left = yield* leftRunning(discovery, opts.userDataDir)
+          if (left !== undefined) {
+            const own = yield* findOwnBrowser(opts.userDataDir, port)
+            if (own !== undefined) return yield* adoptBrowser(own, opts, left.active.port, left.version)
+          }
+        }
+        let state = chosen ? ({ _tag: "free" } as const) : yield* portState(discovery, port)
         if (state._tag === "cdp") {
           // The profile's own browser, left running by a gateway that was killed: take it over, tabs and all.
           const own = yield* findOwnBrowser(opts.userDataDir, port)
-          if (own !== undefined) return yield* adoptBrowser(own, opts, state.version)
+          if (own !== undefined) return yield* adoptBrowser(own, opts, port, state.version)
         }
         if (state._tag === "other") {
           // The profile's own browser holds the port but does not answer (hung): end it, start afresh.
@@ -113,13 +140,15 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         if (state._tag === "cdp") {
           return yield* unavailable(
             `Port ${port} already answers the DevTools protocol (${state.browser}): another browser is using it. ` +
-              `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json.`
+              `Stop that browser, or give this profile another port with browser.profiles.${opts.profile}.cdpPort in svc.json ` +
+              `(or remove it, and Chromium chooses a free port).`
           )
         }
         if (state._tag === "other") {
           return yield* unavailable(
             `Port ${port} is already in use by another program, so ${where} cannot listen there. Stop that program, ` +
-              `or give this profile a free port (18800-18899) with browser.profiles.${opts.profile}.cdpPort in svc.json.`
+              `or give this profile a free port with browser.profiles.${opts.profile}.cdpPort in svc.json (or remove it, ` +
+              `and Chromium chooses a free port).`
           )
         }
 
@@ -136,14 +165,20 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           )
         }
 
+        // Owner-only: it holds cookies and sessions, and DevToolsActivePort (the port, readable by no other user).
         yield* Effect.tryPromise({
-          try: () => fs.mkdir(opts.userDataDir, { recursive: true }),
+          try: () => ownerOnlyDir(opts.userDataDir),
           catch: (e) => unavailable(`Cannot create the profile directory ${opts.userDataDir}: ${String(e)}`)
         })
         let lock = yield* clearStaleSingleton(opts.userDataDir)
         if (lock._tag === "in-use" && (yield* findOwnBrowser(opts.userDataDir, port, true)) === lock.pid) {
-          // The profile's own browser, killed with its gateway before its DevTools port opened: end it.
-          yield* Effect.logWarning(`ending the half-started browser of profile "${opts.profile}" (pid ${lock.pid})`)
+          // The profile's own browser, killed with its gateway before its DevTools port opened (or, on a port it
+          // chose, one that no longer answers there): end it.
+          yield* Effect.logWarning(
+            chosen
+              ? `ending the browser of profile "${opts.profile}" (pid ${lock.pid}) that holds its profile but does not answer`
+              : `ending the half-started browser of profile "${opts.profile}" (pid ${lock.pid})`
+          )
           yield* endOwnBrowser(lock.pid)
           lock = yield* clearStaleSingleton(opts.userDataDir)
         }
@@ -161,6 +196,8 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           )
         }
         if (lock._tag === "removed") yield* Effect.logDebug(`removed a stale SingletonLock of pid ${lock.pid}`)
+        // Only the file the browser about to start writes may be read for its port.
+        yield* removeActivePort(opts.userDataDir)
 
         // The tint is cosmetic: a profile that cannot be decorated still launches.
         yield* decor.apply(opts.userDataDir, { name: opts.profile, color: opts.color }).pipe(
@@ -175,8 +212,18 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           (p) => p.stop
         )
 
-        // Chromium opens its DevTools port a few hundred ms after spawn: ask again until it answers.
-        const ready = discovery.probe(port).pipe(
+        // Chromium opens its DevTools port a few hundred ms after spawn: ask again until it answers. A port it
+        // chose is read from DevToolsActivePort, which it writes once listening.
+        const answer: Effect.Effect<{ readonly port: number; readonly version: CdpVersion }, CdpProbeFailed> = chosen
+          ? Effect.flatMap(readActivePort(opts.userDataDir), (active) =>
+            active === undefined
+              ? Effect.fail(new CdpProbeFailed())
+              : discovery.probe(active.port).pipe(
+                Effect.filterOrFail((v) => isSameRun(active, v.webSocketDebuggerUrl), () => new CdpProbeFailed()),
+                Effect.map((version) => ({ port: active.port, version }))
+              ))
+          : Effect.map(discovery.probe(port), (version) => ({ port, version }))
+        const ready = answer.pipe(
           Effect.tapError(() => Effect.sleep(POLL_INTERVAL_MS)),
           Effect.eventually
         )
@@ -184,19 +231,20 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           Effect.flatMap((e) =>
             Effect.fail(
               unavailable(
-                `The browser (${opts.executable}) ${describeExit(e)} before its DevTools endpoint answered on port ${port}.` +
+                `The browser (${opts.executable}) ${describeExit(e)} before its DevTools endpoint answered` +
+                  `${chosen ? "" : ` on port ${port}`}.` +
                   hints(e.stderrTail, opts) +
                   showTail(e.stderrTail)
               )
             )
           )
         )
-        const version = yield* Effect.raceFirst(ready, died).pipe(
+        const { port: listening, version } = yield* Effect.raceFirst(ready, died).pipe(
           Effect.timeoutFail({
             duration: timeoutMs,
             onTimeout: () =>
               unavailable(
-                `The browser (${opts.executable}, pid ${proc.pid}) did not answer on its DevTools port ${port} within ` +
+                `The browser (${opts.executable}, pid ${proc.pid}) did not answer on ${portName} within ` +
                   `${timeoutMs} ms and was stopped.${hints(proc.tail(), opts)}${showTail(proc.tail())}`
               )
           }),
@@ -206,11 +254,12 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         const elapsedMs = Date.now() - proc.startedAt.getTime()
         const pid = yield* resolveBrowserPid(proc.pid, port)
         proc.setBrowserPid(pid)
+        yield* tightenActivePort(opts.userDataDir)
 
         return {
           pid,
-          cdpPort: port,
-          cdpUrl: `http://127.0.0.1:${port}`,
+          cdpPort: listening,
+          cdpUrl: `http://127.0.0.1:${listening}`,
           webSocketDebuggerUrl: version.webSocketDebuggerUrl,
           browserVersion: version.browser ?? "",
           executable: opts.executable,

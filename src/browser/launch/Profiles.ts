@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import * as net from "node:net"
 import * as fs from "node:fs"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import { Trash } from "./Trash.js"
@@ -9,7 +8,6 @@ import {
   type BrowserProfileConfig,
   DEFAULT_COLOR,
   defaultProfileName,
-  MANAGED_PORT_RANGE,
   type SvcConfig
 } from "../../config/SvcConfig.js"
 import type { ProfileDriver, ProfileInfo } from "../../domain/browser.js"
@@ -22,9 +20,12 @@ export interface ResolvedProfile {
   readonly driver: ProfileDriver
   readonly builtIn: boolean
   readonly isDefault: boolean
-  /** Managed: the remembered CDP port (null until first assigned). */
+  /**
+   * Managed: the CDP port set in svc.json, or null: then Chromium chooses a free one at each launch (kept
+   * out of svc.json; the running browser's status shows it).
+   */
   readonly cdpPort: number | null
-  /** Remote and relay: where CDP answers. Managed: http://127.0.0.1:<cdpPort> once a port is assigned. */
+  /** Remote and relay: where CDP answers. Managed: http://127.0.0.1:<cdpPort> when a port is set. */
   readonly cdpUrl: string | null
   readonly attachOnly: boolean
   readonly color: string
@@ -48,8 +49,6 @@ export const profileInfo = (p: ResolvedProfile, running: boolean): ProfileInfo =
   running
 })
 
-const FORBIDDEN_PORT = 9222 // the port every other tool and tutorial uses; never ours
-
 const portOf = (url: string): number | null => {
   try {
     const u = new URL(url)
@@ -59,20 +58,6 @@ const portOf = (url: string): number | null => {
     return null
   }
 }
-
-/** Whether something accepts TCP connections on 127.0.0.1:<port>. */
-const portAnswers = (port: number) =>
-  Effect.async<boolean>((resume) => {
-    const socket = net.connect({ host: "127.0.0.1", port })
-    const done = (answer: boolean) => {
-      socket.destroy()
-      resume(Effect.succeed(answer))
-    }
-    socket.once("connect", () => done(true))
-    socket.once("error", () => done(false))
-    socket.setTimeout(300, () => done(false))
-    return Effect.sync(() => socket.destroy())
-  })
 
 export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
   effect: Effect.gen(function*() {
@@ -137,33 +122,6 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
           )
       })
 
-    const portLock = yield* Effect.makeSemaphore(1)
-
-    /** A managed profile's CDP port: the remembered one, else the lowest free one of 18800-18899, persisted. */
-    const ensurePort = (profile: ResolvedProfile) =>
-      Effect.gen(function*() {
-        if (profile.cdpPort !== null) return profile.cdpPort
-        const config = yield* store.get
-        const taken = new Set(
-          Object.values(config.browser?.profiles ?? {}).map((p) => p.cdpPort).filter((p) => p !== undefined)
-        )
-        for (let port: number = MANAGED_PORT_RANGE.from; port <= MANAGED_PORT_RANGE.to; port++) {
-          if (port === FORBIDDEN_PORT || taken.has(port)) continue
-          if (yield* portAnswers(port)) continue
-          yield* store.update((raw) => {
-            const browser = (raw.browser ??= {}) as Record<string, unknown>
-            const profiles = (browser.profiles ??= {}) as Record<string, Record<string, unknown>>
-            const entry = (profiles[profile.name] ??= {})
-            entry.cdpPort = port
-          }).pipe(Effect.mapError((e) => new InternalError({ message: e.message })))
-          return port
-        }
-        return yield* new InternalError({
-          message: `no free CDP port in ${MANAGED_PORT_RANGE.from}-${MANAGED_PORT_RANGE.to}; ` +
-            `set browser.profiles.${profile.name}.cdpPort in svc.json`
-        })
-      }).pipe(portLock.withPermits(1))
-
     const create = (request: {
       readonly name: string
       readonly color?: string | undefined
@@ -186,8 +144,6 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
           if (request.attachOnly === true) entry.attachOnly = true
           profiles[request.name] = entry
         }).pipe(Effect.mapError((e) => new InternalError({ message: redactSecrets(e.message) })))
-        const created = build(yield* store.get, request.name)!
-        if (created.driver === "managed" && !created.attachOnly) yield* ensurePort(created)
         return build(yield* store.get, request.name)!
       })
 
@@ -215,7 +171,7 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
         : Effect.succeed(null)
     }
 
-    return { list, resolve, ensurePort, create, forget, discardData } as const
+    return { list, resolve, create, forget, discardData } as const
   }),
   dependencies: []
 }) {}

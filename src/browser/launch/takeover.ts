@@ -16,7 +16,8 @@ import {
 import { lockHolder } from "./singletonLock.js"
 
 // A gateway that dies without closing its scopes (SIGKILL, a crash of node) leaves its detached Chromium
-// running on the profile's DevTools port. The next gateway takes that browser over instead of refusing the
+// running on the profile's DevTools port (the configured one, or the one it chose, which its
+// DevToolsActivePort names: see activePort.ts). The next gateway takes that browser over instead of refusing the
 // port: it is the profile's own browser (its user-data dir, its port), its tabs are the agent's work, and
 // ending it would lose them. Once taken over it is stopped like a launched one (`svc browser stop`, gateway
 // shutdown). One that cannot be taken over (hung on the port, or killed while starting) is ended and a fresh
@@ -85,10 +86,11 @@ const end = (pid: number, pgid: number | undefined) =>
  */
 export const endOwnBrowser = (pid: number): Effect.Effect<void> => Effect.flatMap(groupOf(pid), (pgid) => end(pid, pgid))
 
-/** The browser `pid` as a scoped resource, as if launched: closing the scope stops it and its helpers. */
+/** The browser `pid` (answering on `port`) as a scoped resource, as if launched: closing the scope stops it and its helpers. */
 export const adoptBrowser = (
   pid: number,
   opts: LaunchOptions,
+  port: number,
   version: CdpVersion
 ): Effect.Effect<LaunchedBrowser, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -108,8 +110,8 @@ export const adoptBrowser = (
     )
     return {
       pid,
-      cdpPort: opts.cdpPort,
-      cdpUrl: `http://127.0.0.1:${opts.cdpPort}`,
+      cdpPort: port,
+      cdpUrl: `http://127.0.0.1:${port}`,
       webSocketDebuggerUrl: version.webSocketDebuggerUrl,
       browserVersion: version.browser ?? "",
       executable: opts.executable,

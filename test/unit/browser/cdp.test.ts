@@ -13,6 +13,7 @@ import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
 import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
 import { type CdpEndpoint, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
 import { redactSecrets } from "../../../src/platform/redact.js"
+import { dialTarget } from "../../../src/browser/cdp/socket/connection.js"
 import { pngSize } from "../../../src/browser/cdp/png.js"
 import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
@@ -216,6 +217,17 @@ describe("Cdp helpers", () => {
     expect(rewriteWebSocketUrl("http://u:p@127.0.0.1:9", "ws://127.0.0.1:10/devtools/browser/x")).toBe(
       "ws://127.0.0.1:10/devtools/browser/x"
     )
+  })
+
+  it("dials a websocket without credentials in its URL, sending them decoded as HTTP Basic", () => {
+    const basic = (userPass: string) => `Basic ${Buffer.from(userPass, "utf8").toString("base64")}`
+    expect(dialTarget("ws://u:p%40ss%3Aw%25rd%23%C3%A9@127.0.0.1:9/devtools/browser/x?token=t")).toEqual({
+      url: "ws://127.0.0.1:9/devtools/browser/x?token=t",
+      headers: { authorization: basic("u:p@ss:w%rd#é") }
+    })
+    // A colon and a non-ASCII letter left raw in the password, as people write them.
+    expect(dialTarget("wss://u:a:b\u00e9@h.example/d").headers).toEqual({ authorization: basic("u:a:bé") })
+    expect(dialTarget("ws://127.0.0.1:9/devtools/browser/x")).toEqual({ url: "ws://127.0.0.1:9/devtools/browser/x", headers: {} })
   })
 
   it("hides credentials and tokens in URLs meant for messages", () => {

@@ -33,13 +33,15 @@ describe("BrowserManager over fake leaves", () => {
       const results = yield* Effect.all(Array.from({ length: 5 }, () => browsers.start(undefined)), { concurrency: "unbounded" })
       expect(world.launches).toHaveLength(1)
       expect(results.filter((r) => r.launched)).toHaveLength(1)
-      // The port was assigned from the managed range and remembered in svc.json.
-      const port = world.launches[0]!.cdpPort
-      expect(port).toBeGreaterThanOrEqual(18800)
-      expect(port).toBeLessThanOrEqual(18899)
-      expect(port).not.toBe(9222)
+      // No port set: the browser chooses one (0), nothing is written to svc.json, and status shows the real one.
+      expect(world.launches[0]!.cdpPort).toBe(0)
       const saved = JSON.parse(fs.readFileSync(path.join(dir, "svc.json"), "utf8"))
-      expect(saved.browser.profiles.svc.cdpPort).toBe(port)
+      expect(saved.browser.profiles?.svc?.cdpPort).toBeUndefined()
+      const status = results[0]!.status
+      expect(status.cdpPort).toBe(41000)
+      expect(status.cdpUrl).toBe("http://127.0.0.1:41000")
+      const listed = (yield* browsers.listProfiles).profiles.find((p) => p.name === "svc")
+      expect(listed).toMatchObject({ cdpPort: 41000, cdpUrl: "http://127.0.0.1:41000", running: true })
       expect(world.launches[0]).toMatchObject({ profile: "svc", color: "#FF6A00", userDataDir: path.join(dir, "browser/svc/user-data") })
     }).pipe(Effect.provide(layer))
   })
@@ -109,6 +111,16 @@ describe("BrowserManager over fake leaves", () => {
     })
   })
 
+  it.scopedLive("keeps a port set in svc.json; a profile without one is shown without a port until it runs", () => {
+    const { layer, world } = setup({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: 18877 }, work: {} } } })
+    return Effect.gen(function*() {
+      const browsers = yield* BrowserManager
+      expect((yield* browsers.start(undefined)).status).toMatchObject({ cdpPort: 18877, cdpUrl: "http://127.0.0.1:18877" })
+      expect(world.launches[0]!.cdpPort).toBe(18877)
+      expect(yield* browsers.status("work")).toMatchObject({ running: false, cdpPort: null, cdpUrl: null })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.scopedLive("gives each managed profile its own port, colour and data dir", () => {
     const { layer, world, dir } = setup({
       browser: { defaultProfile: "svc", color: "#101010", profiles: { work: { color: "#00FF00" } } }
@@ -118,7 +130,7 @@ describe("BrowserManager over fake leaves", () => {
       yield* browsers.start(undefined)
       yield* browsers.start("work")
       const [svc, work] = world.launches
-      expect(svc!.cdpPort).not.toBe(work!.cdpPort)
+      expect((yield* browsers.status(undefined)).cdpPort).not.toBe((yield* browsers.status("work")).cdpPort)
       expect(svc!.color).toBe("#101010")
       expect(work!.color).toBe("#00FF00")
       expect(work!.userDataDir).toBe(path.join(dir, "browser/work/user-data"))
