@@ -152,7 +152,6 @@ export const decodeSvcConfig = Schema.decodeUnknownEither(SvcConfig, {
 
 export const DEFAULT_GATEWAY_PORT = 18789
 export const DEFAULT_COLOR = "#FF6A00"
-export const MANAGED_PORT_RANGE = { from: 18800, to: 18899 } as const
 export const BUILTIN_MANAGED = "svc"
 export const BUILTIN_RELAY = "relay"
 
