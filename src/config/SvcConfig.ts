@@ -154,6 +154,8 @@ export const DEFAULT_GATEWAY_PORT = 18789
 export const DEFAULT_COLOR = "#FF6A00"
 export const BUILTIN_MANAGED = "svc"
 export const BUILTIN_RELAY = "relay"
+/** The sandbox browser of sandboxed agent sessions: managed, with a user-data dir of its own. */
+export const BUILTIN_SANDBOX = "sandbox"
 
 /** The profile a request without one uses: browser.defaultProfile, else the extension relay. */
 export const defaultProfileName = (config: SvcConfig): string => config.browser?.defaultProfile ?? BUILTIN_RELAY

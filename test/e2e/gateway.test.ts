@@ -166,7 +166,7 @@ describe("gateway, managed browser and CLI", () => {
   it("answers an unknown profile with a 404 naming the known ones", async () => {
     const r = await gw.svc("browser", "tabs", "--browser-profile", "nope")
     expect(r.code).not.toBe(0)
-    expect(r.stderr.trim()).toBe('svc: unknown browser profile "nope"; known profiles: svc, relay')
+    expect(r.stderr.trim()).toBe('svc: unknown browser profile "nope"; known profiles: svc, relay, sandbox')
   })
 
   it("stops the browser on `svc browser stop`", async () => {
@@ -311,7 +311,7 @@ describe("auth against the real server", () => {
     const auth = { ...host(), authorization: `Bearer ${token}` }
     const unknown = await request(gw.controlPort, "GET", "/tabs?profile=ghost", auth)
     expect(unknown.status).toBe(404)
-    expect(unknown.json().message).toBe('unknown browser profile "ghost"; known profiles: svc, relay')
+    expect(unknown.json().message).toBe('unknown browser profile "ghost"; known profiles: svc, relay, sandbox')
     const bad = await request(gw.controlPort, "POST", "/tabs/focus", auth, { targetId: "" })
     expect(bad.status).toBe(400)
     expect(typeof bad.json().message).toBe("string")

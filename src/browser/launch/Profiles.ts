@@ -5,6 +5,7 @@ import { Trash } from "./Trash.js"
 import {
   BUILTIN_MANAGED,
   BUILTIN_RELAY,
+  BUILTIN_SANDBOX,
   type BrowserProfileConfig,
   DEFAULT_COLOR,
   defaultProfileName,
@@ -69,7 +70,7 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
 
     const build = (config: SvcConfig, name: string): ResolvedProfile | undefined => {
       const entry: BrowserProfileConfig | undefined = config.browser?.profiles?.[name]
-      const builtIn = name === BUILTIN_MANAGED || name === BUILTIN_RELAY
+      const builtIn = name === BUILTIN_MANAGED || name === BUILTIN_RELAY || name === BUILTIN_SANDBOX
       if (!builtIn && entry === undefined) return undefined
       const color = entry?.color ?? config.browser?.color ?? DEFAULT_COLOR
       const isDefault = defaultName(config) === name
@@ -102,7 +103,7 @@ export class Profiles extends Effect.Service<Profiles>()("svc/Profiles", {
     }
 
     const names = (config: SvcConfig) => [
-      ...new Set([BUILTIN_MANAGED, BUILTIN_RELAY, ...Object.keys(config.browser?.profiles ?? {})])
+      ...new Set([BUILTIN_MANAGED, BUILTIN_RELAY, BUILTIN_SANDBOX, ...Object.keys(config.browser?.profiles ?? {})])
     ]
 
     const list = Effect.map(store.get, (config) => names(config).map((n) => build(config, n)!))

@@ -86,7 +86,7 @@ describe("svc CLI commands", () => {
     withGateway((cli) =>
       Effect.gen(function*() {
         const unknown = yield* cli("browser", "tabs", "--browser-profile", "ghost")
-        expect(unknown).toEqual({ code: 1, out: "", err: 'svc: unknown browser profile "ghost"; known profiles: svc, relay' })
+        expect(unknown).toEqual({ code: 1, out: "", err: 'svc: unknown browser profile "ghost"; known profiles: svc, relay, sandbox' })
         const badName = yield* cli("browser", "tabs", "--browser-profile", "../etc")
         expect(badName.code).not.toBe(0)
         const badIndex = yield* cli("browser", "tab", "close", "7")

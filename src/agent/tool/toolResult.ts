@@ -1,0 +1,60 @@
+import type { ActResult, SnapshotResult } from "../../domain/browser.js"
+
+// What a `browser` tool call answers, in the shape model APIs and MCP share: text parts a model reads
+// well, image parts for screenshots, and an error flag. Errors say how to recover (the control API's
+// messages already do).
+
+export type ToolContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly data: Uint8Array; readonly mimeType: string }
+
+export interface ToolResult {
+  readonly content: ReadonlyArray<ToolContent>
+  readonly isError: boolean
+}
+
+export const textResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: false })
+
+export const errorResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true })
+
+/** A snapshot: its text with refs, then one line saying what it is, how big, and whether it was cut. */
+export const snapshotText = (s: SnapshotResult): string => {
+  const facts = [
+    `${s.format} snapshot of tab ${s.targetId}: ${s.url}${s.title !== "" ? ` (${JSON.stringify(s.title)})` : ""}`
+  ]
+  if (s.stats !== undefined) facts.push(`${s.stats.lines} lines, ${s.stats.refs} refs, ${s.stats.interactive} interactive`)
+  if (s.diff !== undefined) {
+    facts.push(
+      s.diff.whole
+        ? `whole snapshot (no diff: ${s.diff.base})`
+        : `changes since the last snapshot: ${s.diff.added ?? 0} added, ${s.diff.removed ?? 0} removed, ${s.diff.changed ?? 0} changed`
+    )
+  }
+  if (s.truncated) {
+    facts.push("truncated: pass selector (a part of the page), mode \"efficient\" (interactive only) or a higher limit to see more")
+  }
+  return `${s.snapshot}\n\n[${facts.join("; ")}]`
+}
+
+/** An action's answer: what was done, what it caused, and the snapshot after it when asked for. */
+export const actText = (r: ActResult, what: string): string => {
+  const lines = [`${what}: done (tab ${r.targetId}, ${r.url})`]
+  if (r.title !== undefined) lines.push(`page: ${JSON.stringify(r.title)}${r.status !== undefined ? `, HTTP ${r.status}` : ""}`)
+  if (r.result !== undefined) lines.push(`result: ${JSON.stringify(r.result)}`)
+  for (const d of r.dialogs ?? []) {
+    lines.push(`dialog: ${d.type} ${JSON.stringify(d.message)} was ${d.answer}${d.armed ? "" : " (by default; arm an answer with action dialog)"}`)
+  }
+  for (const t of r.newTabs ?? []) lines.push(`new tab: ${t.targetId} ${t.url}`)
+  for (const d of r.downloads ?? []) {
+    lines.push(`download: ${d.suggestedFilename}${d.path !== undefined ? ` → ${d.path}` : ""}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""}`)
+  }
+  if (r.navigation !== undefined) {
+    lines.push(`navigated${r.navigation.sameDocument === true ? " (same document)" : ""}: ${r.navigation.url}`)
+  }
+  if (r.snapshot !== undefined) lines.push("", snapshotText(r.snapshot))
+  if (r.snapshotError !== undefined) lines.push(r.snapshotError)
+  return lines.join("\n")
+}
+
+/** Any other answer: its JSON, which models read well. */
+export const jsonText = (value: unknown): string => JSON.stringify(value, null, 2)
