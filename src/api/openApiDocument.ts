@@ -1,3 +1,5 @@
+import { HttpApi, OpenApiJsonSchema } from "@effect/platform"
+import { Schema } from "effect"
 import { API_DESCRIPTION, ERROR_DESCRIPTIONS, GROUP_DESCRIPTIONS, OPERATION_DESCRIPTIONS } from "./openApiText.js"
 
 // What @effect/platform's OpenApi.fromApi gives for the control API, finished into a document clients can
@@ -10,6 +12,8 @@ import { API_DESCRIPTION, ERROR_DESCRIPTIONS, GROUP_DESCRIPTIONS, OPERATION_DESC
 // - a refinement of a named schema (Int between 1 and 120000) is a `$ref` with `minimum`/`maximum` beside
 //   it, which many generators drop (OpenAPI 3.0 ignored a $ref's siblings): such a ref to a simple schema
 //   is written out in place;
+// - a query parameter that is a number on the server (`limit`, `depth`: NumberFromString, int, between)
+//   comes out as any string: described by the number it is, with its bounds (a client sends it as text);
 // - the titles Schema gives its refinements (`minLength(1)`, `between(1, 120000)`) would be taken for type
 //   names by generators: dropped (the descriptions say the same in words);
 // - the guard's 429 is not an error of the API definition: added; the error responses every route shares
@@ -75,6 +79,27 @@ const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "dependentSchem
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const
 const SCHEMA_ONE = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"] as const
 
+/** Query parameters by operationId: for each that the server decodes into a number, that number's schema. */
+export type NumericQueryParameters = ReadonlyMap<string, Readonly<Record<string, unknown>>>
+
+/** Read from the API definition (the document only has their encoded side, any string). */
+export const numericQueryParameters = (api: HttpApi.HttpApi.Any): NumericQueryParameters => {
+  const out = new Map<string, Record<string, unknown>>()
+  HttpApi.reflect(api as HttpApi.HttpApi<string, any, any, any>, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint, group }) => {
+      if (endpoint.urlParamsSchema._tag === "None") return
+      const decoded = OpenApiJsonSchema.makeWithDefs(Schema.typeSchema(endpoint.urlParamsSchema.value), { defs: {} })
+      if (!("properties" in decoded) || !isObject(decoded.properties)) return
+      const numbers = Object.entries(decoded.properties).filter(([, p]) =>
+        isObject(p) && (p["type"] === "integer" || p["type"] === "number") && !("$ref" in p)
+      )
+      if (numbers.length > 0) out.set(group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`, Object.fromEntries(numbers))
+    }
+  })
+  return out
+}
+
 /** A schema with no structure of its own (a string with a pattern, an integer): fine to write out in place. */
 const isSimple = (schema: unknown): schema is Json =>
   isObject(schema) && Object.keys(schema).every((k) => ["type", "description", "pattern", "format", "minLength", "maxLength", "minimum", "maximum", "enum"].includes(k))
@@ -139,12 +164,20 @@ const cleanContent = (holder: unknown, schemas: Json) => {
   }
 }
 
-const finishOperation = (op: Json, operationId: string, schemas: Json) => {
+const finishOperation = (op: Json, operationId: string, schemas: Json, numbers: Readonly<Record<string, unknown>>) => {
   if (Array.isArray(op["security"]) && op["security"].length === 0) delete op["security"]
   const description = OPERATION_DESCRIPTIONS[operationId]
   if (description !== undefined && op["description"] === undefined) op["description"] = description
   if (Array.isArray(op["parameters"])) {
-    for (const p of op["parameters"]) if (isObject(p) && "schema" in p) p["schema"] = cleanSchema(p["schema"], schemas)
+    for (const p of op["parameters"]) {
+      if (!isObject(p)) continue
+      const number = p["in"] === "query" ? numbers[String(p["name"])] : undefined
+      if (number !== undefined && isObject(p["schema"]) && p["schema"]["type"] === "string" && !("enum" in p["schema"])) {
+        p["schema"] = number
+        if (isObject(number) && typeof number["description"] === "string") p["description"] = number["description"]
+      }
+      if ("schema" in p) p["schema"] = cleanSchema(p["schema"], schemas)
+    }
   }
   cleanContent(op["requestBody"], schemas)
   const responses = isObject(op["responses"]) ? op["responses"] : (op["responses"] = {})
@@ -185,8 +218,14 @@ const shareErrorResponses = (doc: Json, components: Json) => {
   components["responses"] = shared
 }
 
-/** The document fromApi made, finished (see above). A new value: fromApi's own is left as it is. */
-export const finishDocument = (generated: Record<string, any>): Record<string, any> => {
+/**
+ * The document fromApi made, finished (see above); `numbers` from numericQueryParameters. A new value:
+ * fromApi's own is left as it is.
+ */
+export const finishDocument = (
+  generated: Record<string, any>,
+  numbers: NumericQueryParameters = new Map()
+): Record<string, any> => {
   const doc = JSON.parse(JSON.stringify(generated)) as Json
   const info = isObject(doc["info"]) ? doc["info"] : (doc["info"] = {})
   info["description"] ??= API_DESCRIPTION
@@ -200,7 +239,7 @@ export const finishDocument = (generated: Record<string, any>): Record<string, a
   schemas["TooManyRequests"] ??= TOO_MANY_REQUESTS_SCHEMA
   components["securitySchemes"] = { ...(isObject(components["securitySchemes"]) ? components["securitySchemes"] : {}), ...SECURITY_SCHEMES }
   doc["security"] = SECURITY
-  for (const { op } of operationsOf(doc)) finishOperation(op, String(op["operationId"]), schemas)
+  for (const { op } of operationsOf(doc)) finishOperation(op, String(op["operationId"]), schemas, numbers.get(String(op["operationId"])) ?? {})
   shareErrorResponses(doc, components)
   if (Array.isArray(doc["tags"])) {
     for (const tag of doc["tags"]) {

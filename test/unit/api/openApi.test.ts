@@ -78,6 +78,18 @@ describe("the control API's OpenAPI document", () => {
     expect(act["anyOf"].every((m: any) => m.type === "object")).toBe(true)
   })
 
+  it("describes a numeric query parameter by its number and bounds, not as any string", () => {
+    const params = doc["paths"]["/snapshot"]["get"]["parameters"] as Array<Record<string, any>>
+    expect(params.find((p) => p["name"] === "limit")).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "integer", minimum: 1, maximum: 10_000_000 }
+    })
+    expect(params.find((p) => p["name"] === "depth")?.["schema"]).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 })
+    // A flag keeps the words the server takes.
+    expect(params.find((p) => p["name"] === "interactive")?.["schema"]).toEqual({ type: "string", enum: ["true", "false", "1", "0", ""] })
+  })
+
   it("is generated once: the same document every time", () => {
     expect(OpenApi.fromApi(ControlApi)).toBe(doc)
   })
