@@ -95,6 +95,26 @@ describe("the control API's OpenAPI document", () => {
   })
 })
 
+describe("the document checks themselves", () => {
+  it("name a $ref that resolves nowhere, a repeated operationId, security [], an undeclared path parameter", () => {
+    const ok = { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Gone" } } } }
+    const broken = {
+      openapi: "3.1.0",
+      info: { title: "t", version: "1" },
+      components: { schemas: {} },
+      paths: {
+        "/a/{id}": { get: { operationId: "x", responses: { 200: ok } } },
+        "/b": { post: { operationId: "x", security: [], responses: { 200: { description: "ok" } } } }
+      }
+    }
+    const problems = structuralProblems(broken).join("\n")
+    expect(problems).toContain("$ref #/components/schemas/Gone does not resolve")
+    expect(problems).toContain("operationId x is also GET /a/{id}'s")
+    expect(problems).toContain("security [] says it needs no credentials")
+    expect(problems).toContain("path parameter id is not declared as required")
+  })
+})
+
 describe("cleanSchema", () => {
   it("makes Schema.Unknown any value, and keeps a property named title", () => {
     expect(cleanSchema({ $id: "/schemas/unknown", title: "unknown" })).toEqual({})
