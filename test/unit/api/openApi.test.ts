@@ -45,7 +45,10 @@ describe("the control API's OpenAPI document", () => {
 
   it("describes every group and route, and describes none that is not there", () => {
     const missing = operations(doc).filter((o) => typeof o.op["description"] !== "string").map((o) => o.op["operationId"])
-    expect(missing, "add a line to OPERATION_DESCRIPTIONS in src/api/openApiText.ts").toEqual([])
+    expect(
+      missing,
+      "add a line to OPERATION_DESCRIPTIONS in src/api/openApiText.ts (or annotate the endpoint: OpenApi.annotations({ description }))"
+    ).toEqual([])
     const ids = new Set(operations(doc).map((o) => o.op["operationId"]))
     expect(Object.keys(OPERATION_DESCRIPTIONS).filter((id) => !ids.has(id))).toEqual([])
     const tags = (doc["tags"] as Array<{ name: string; description?: string }>)
