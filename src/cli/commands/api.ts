@@ -39,6 +39,7 @@ const spec = Command.make(
   "spec",
   {
     out: Options.text("out").pipe(
+      Options.withPseudoName("file"),
       Options.withDescription("write the document to this file (replaced whole) instead of printing it"),
       Options.optional
     )
