@@ -36,7 +36,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "inspect.screenshot": "Save a PNG of the tab, the full page, or one element by ref.",
   "inspect.pdf": "Save the tab as a PDF.",
   "act.navigate": "Load a URL in the tab.",
-  "act.act": "One action by `kind` (click, type, press, fill, wait, evaluate, …), with what it caused.",
+  "act.act": "One action by `kind` (click, type, press, fill, wait, evaluate, ...), with what it caused.",
   "act.highlight": "Outline an element for a few seconds.",
   "observe.console": "Console messages the tab logged since the gateway attached.",
   "observe.errors": "Errors the tab threw, and dialogs nobody answered.",
@@ -64,7 +64,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "state.device": "Emulate a named device for the tab.",
   "state.viewport": "Set the tab's viewport size.",
   "messaging.send": "Send a message (chunked like a reply) through the bridge.",
-  "messaging.action": "Run a message action (react, edit, unsend, reply, …) through the bridge.",
+  "messaging.action": "Run a message action (react, edit, unsend, reply, ...) through the bridge.",
   "gateway.status": "The gateway, its browser and each messaging account; `deep=true` asks each bridge server.",
   "api.spec": "This OpenAPI 3.1 document (`svc api spec` prints the same)."
 }
