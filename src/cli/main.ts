@@ -1,6 +1,7 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import { Terminal } from "@effect/platform"
 import { Cause, Config, Console, Effect, Exit, Option } from "effect"
+import { apiCommand } from "./commands/api.js"
 import { browserCommand } from "./commands/browser.js"
 import { configCommand } from "./commands/config.js"
 import { msgbridgeCommand } from "./commands/msgbridge.js"
@@ -38,7 +39,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand]),
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand, apiCommand]),
   // Commands print with the console runCli was given; only @effect/cli's own output goes through helpOutput.
   Command.transformHandler(withOuterConsole)
 )

@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { type Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { ControlApi } from "../api/ControlApi.js"
+import { OpenApiHttpLive } from "../api/openApiHttp.js"
 import { BrowserHttpLive } from "../browser/http.js"
 import type { Credentials } from "../http/guards.js"
 import { ShortDecodeErrorsLive } from "../http/decodeErrors.js"
@@ -24,7 +25,7 @@ export const ControlServerLive = (options: {
   HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
     Layer.provide(ShortDecodeErrorsLive),
     Layer.provide(HttpApiBuilder.api(ControlApi)),
-    Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive)),
+    Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive, OpenApiHttpLive)),
     Layer.provide(GatewayStatusLive),
     Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([]))),
     HttpServer.withLogAddress,
