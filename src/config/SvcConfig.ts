@@ -43,7 +43,9 @@ export const GatewayConfig = Schema.Struct({
       token: opt(Secret),
       password: opt(Secret)
     })
-  )
+  ),
+  /** auto: a `browser` call without a target goes to the one connected browser node, if there is one; off: never to a node. */
+  nodes: opt(Schema.Struct({ browser: opt(Schema.Struct({ mode: opt(Schema.Literal("auto", "off")) })) }))
 })
 
 export const BrowserConfig = Schema.Struct({
@@ -140,7 +142,15 @@ export const SvcConfig = Schema.Struct({
   browser: opt(BrowserConfig),
   channels: opt(Schema.Struct({ msgbridge: opt(MsgbridgeConfig) })),
   agent: opt(Schema.Struct({ provider: opt(Schema.Literal("echo")) })),
-  agents: opt(Schema.Struct({ list: opt(Schema.Array(Schema.Struct({ id: opt(Schema.String), groupChat: opt(GroupChatConfig) }))) })),
+  agents: opt(Schema.Struct({
+    list: opt(Schema.Array(Schema.Struct({ id: opt(Schema.String), groupChat: opt(GroupChatConfig) }))),
+    defaults: opt(Schema.Struct({
+      sandbox: opt(Schema.Struct({
+        /** A sandboxed session may drive the host's browsers (and nodes') too, not only the sandbox browser. */
+        browser: opt(Schema.Struct({ allowHostControl: opt(Schema.Boolean) }))
+      }))
+    }))
+  })),
   messages: opt(Schema.Struct({ groupChat: opt(GroupChatConfig), responsePrefix: opt(Schema.String) }))
 })
 export type SvcConfig = typeof SvcConfig.Type

@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import type { SvcConfig } from "../../config/SvcConfig.js"
 
 // Which browser a `browser` tool call drives: the sandbox browser (a managed profile of its own), the
 // gateway host's browsers, or a connected node's. One function, so every rule is in one place.
@@ -104,3 +105,9 @@ export const routeBrowserCall = (input: RoutingInput): Either.Either<Route, stri
     }
   }
 }
+
+/** What routing reads from svc.json. */
+export const routingSettings = (config: SvcConfig) => ({
+  allowHostControl: config.agents?.defaults?.sandbox?.browser?.allowHostControl === true,
+  nodesMode: config.gateway?.nodes?.browser?.mode ?? "auto"
+})

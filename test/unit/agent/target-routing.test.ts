@@ -66,3 +66,14 @@ describe("browser target routing", () => {
     expect(ok({ sandboxed: true, target: "node", nodes: one, allowHostControl: true })).toEqual({ kind: "node", node: "mac", profile: undefined })
   })
 })
+
+describe("routing settings from svc.json", () => {
+  it("reads allowHostControl and the node mode, defaulting to no host control and auto", async () => {
+    const { routingSettings } = await import("../../../src/agent/tool/targetRouting.js")
+    expect(routingSettings({})).toEqual({ allowHostControl: false, nodesMode: "auto" })
+    expect(routingSettings({
+      agents: { defaults: { sandbox: { browser: { allowHostControl: true } } } },
+      gateway: { nodes: { browser: { mode: "off" } } }
+    })).toEqual({ allowHostControl: true, nodesMode: "off" })
+  })
+})

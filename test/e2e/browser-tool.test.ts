@@ -1,0 +1,131 @@
+import { FileSystem } from "@effect/platform"
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type BrowserToolSession, makeBrowserTool, makeControlApiClient } from "../../src/agent/tool/BrowserTool.js"
+import type { ToolResult } from "../../src/agent/tool/toolResult.js"
+import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+
+// The agent tool `browser` through the real path: its calls go through the typed client to a real gateway
+// and a real Chromium; what a model would read comes back (text with refs, PNG images, errors that say how
+// to recover), and target routing keeps a sandboxed session on the sandbox browser.
+
+const page = `<!doctype html><title>Tool page</title><h1>Counter</h1>
+<button onclick="count.textContent = +count.textContent + 1">Add one</button>
+<label>Name <input id="name"></label><p>Count: <span id="count">0</span></p>`
+
+const host: BrowserToolSession = { sandboxed: false, allowHostControl: false, nodesMode: "auto", nodes: () => [] }
+const sandboxed: BrowserToolSession = { ...host, sandboxed: true }
+
+const text = (r: ToolResult) => r.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text).join("\n")
+const refOf = (snapshot: string, pattern: RegExp) => {
+  const line = snapshot.split("\n").find((l) => pattern.test(l))
+  const ref = /\[ref=([^\]]+)\]/.exec(line ?? "")?.[1]
+  if (ref === undefined) throw new Error(`no ref for ${pattern} in\n${snapshot}`)
+  return ref
+}
+
+describe("the browser tool", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+  let call: (params: unknown, session?: BrowserToolSession) => Promise<ToolResult>
+
+  beforeAll(async () => {
+    pages = await servePages({ "/tool": page })
+    gw = await startGateway({
+      config: {
+        browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } }
+      }
+    })
+    const tool = await Effect.runPromise(
+      Effect.gen(function*() {
+        const client = yield* makeControlApiClient(`http://127.0.0.1:${gw.controlPort}`, { authorization: `Bearer ${gw.token()}` })
+        return makeBrowserTool(client, yield* FileSystem.FileSystem)
+      }).pipe(Effect.provide(Layer.merge(NodeHttpClient.layer, NodeFileSystem.layer)))
+    )
+    call = (params, session = host) => Effect.runPromise(tool.run(params, session))
+  }, 60_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("opens a page, snapshots it with refs, clicks by ref and sees the page change", async () => {
+    const opened = await call({ action: "open", url: pages.url("/tool") })
+    expect(opened.isError, text(opened)).toBe(false)
+    const targetId = /opened tab (\S+)/.exec(text(opened))![1]!
+    const snap = await call({ action: "snapshot", targetId })
+    expect(snap.isError).toBe(false)
+    expect(text(snap)).toMatch(/button "Add one" \[ref=\d+\]/)
+    expect(text(snap)).toMatch(/\[ai snapshot of tab \S+: http:\/\/127\.0\.0\.1:\d+\/tool \("Tool page"\); \d+ lines, \d+ refs/)
+    const click = await call({ action: "act", targetId, request: { kind: "click", ref: refOf(text(snap), /"Add one"/) } })
+    expect(click.isError, text(click)).toBe(false)
+    expect(text(click)).toMatch(/^click \d+: done/)
+    const read = await call({ action: "act", targetId, request: { kind: "evaluate", fn: "() => document.getElementById('count').textContent" } })
+    expect(text(read)).toContain(`result: "1"`)
+  }, 60_000)
+
+  it("a screenshot is an image part holding a PNG", async () => {
+    const shot = await call({ action: "screenshot" })
+    expect(shot.isError, text(shot)).toBe(false)
+    const image = shot.content.find((c) => c.type === "image") as { data: Uint8Array; mimeType: string }
+    expect(image.mimeType).toBe("image/png")
+    const png = Buffer.from(image.data)
+    expect(png.toString("hex", 0, 8)).toBe("89504e470d0a1a0a")
+    expect(png.readUInt32BE(16)).toBeGreaterThan(100)
+  }, 60_000)
+
+  it("a batch runs in order and stops at the first failure, saying what was not done", async () => {
+    const snap = text(await call({ action: "snapshot", format: "role", interactive: true }))
+    const add = refOf(snap, /"Add one"/)
+    const r = await call({
+      action: "act",
+      batch: [
+        { kind: "type", ref: refOf(snap, /textbox "Name"/), text: "Ada" },
+        { kind: "click", ref: "e999" },
+        { kind: "click", ref: add }
+      ]
+    })
+    expect(r.isError).toBe(true)
+    expect(text(r)).toMatch(/1\. type e\d+: done/)
+    expect(text(r)).toMatch(/2\. click e999: Conflict: ref e999 cannot be used.*fresh snapshot/s)
+    expect(text(r)).toContain("stopped: 1 later action(s) not done")
+    const value = await call({ action: "act", request: { kind: "evaluate", fn: "() => [document.getElementById('name').value, document.getElementById('count').textContent]" } })
+    expect(text(value)).toContain(`result: ["Ada","1"]`)
+  }, 60_000)
+
+  it("bad arguments are errors naming the argument", async () => {
+    const wrongType = await call({ action: "snapshot", limit: "many" })
+    expect(wrongType.isError).toBe(true)
+    expect(text(wrongType)).toMatch(/^invalid browser call: limit: /)
+    const unknown = await call({ action: "snapshot", colour: "red" })
+    expect(text(unknown)).toMatch(/colour: .*(not expected|unexpected|is unexpected)/i)
+    const missing = await call({ action: "open" })
+    expect(missing.isError).toBe(true)
+    expect(text(missing)).toBe("action open needs url")
+    const badAct = await call({ action: "act", request: { kind: "click" } })
+    expect(badAct.isError).toBe(true)
+    expect(text(badAct)).toMatch(/click: invalid: ref: /)
+    const noAction = await call({ url: "https://example.com" })
+    expect(text(noAction)).toMatch(/action: /)
+  }, 60_000)
+
+  it("a sandboxed session drives the sandbox browser, and may not reach the host's without allowHostControl", async () => {
+    const refused = await call({ action: "tabs", target: "host" }, sandboxed)
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toContain("agents.defaults.sandbox.browser.allowHostControl")
+    const opened = await call({ action: "open", url: pages.url("/tool") }, sandboxed)
+    expect(opened.isError, text(opened)).toBe(false)
+    const sandboxTab = /opened tab (\S+)/.exec(text(opened))![1]!
+    const sandboxTabs = text(await call({ action: "tabs" }, sandboxed))
+    expect(sandboxTabs).toContain(`"profile": "sandbox"`)
+    expect(sandboxTabs).toContain(sandboxTab)
+    // The host's default profile does not have that tab: a profile of its own.
+    const hostTabs = text(await call({ action: "tabs" }))
+    expect(hostTabs).toContain(`"profile": "svc"`)
+    expect(hostTabs).not.toContain(sandboxTab)
+    const node = await call({ action: "tabs", target: "node" })
+    expect(text(node)).toContain("no browser-capable node is connected")
+    await call({ action: "stop" }, sandboxed)
+  }, 90_000)
+})
