@@ -22,6 +22,7 @@ import { BrowserMediaPruning } from "./snapshot/mediaPruning.js"
 import { Snapshots } from "./snapshot/Snapshots.js"
 import { TabPages } from "./pages/TabPages.js"
 import { TabTurns } from "./pages/TabTurns.js"
+import { SnapshotWarmUp } from "./snapshot/warmUp.js"
 import { Tabs } from "./pages/Tabs.js"
 import { Trash } from "./launch/Trash.js"
 
@@ -46,7 +47,7 @@ const DropConnectionOnStop = Layer.scopedDiscard(
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
-  Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning).pipe(
+  Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
     Layer.provideMerge(SideEffects.Default),
     Layer.provideMerge(
       Layer.mergeAll(
