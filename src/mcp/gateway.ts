@@ -1,3 +1,4 @@
+import { createRequire } from "node:module"
 import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { type ControlClient, makeControlClient } from "../client/ControlClient.js"
 import { runGateway } from "../gateway/run.js"
@@ -27,7 +28,7 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
     // Start the gateway here, with the browser launching as soon as it is up: the first tool call then finds
     // it ready or nearly so. Its scope is the caller's.
-    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: options.profile === undefined }))
+    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: false }))
     const waitReady = Effect.gen(function*() {
       while (true) {
         const reached = yield* reach
@@ -47,13 +48,36 @@ export const attachGateway = (options: { readonly profile: string | undefined })
         onTimeout: () => new McpRunError("the gateway did not answer within 30 s of starting")
       })
     )
-    if (options.profile !== undefined) {
-      // The chosen profile's browser, launched while the client is still shaking hands.
-      yield* Effect.forkScoped(Effect.ignore(client.browser.start({ urlParams: { profile: options.profile } })))
-    }
+    yield* Effect.forkScoped(warmUp(client, options.profile))
     yield* Effect.addFinalizer(() => Fiber.interrupt(gateway))
     return { client, owned: true } satisfies AttachedGateway
   })
+
+declare const __filename: string | undefined
+
+/**
+ * Get the gateway's first tool call ready while the client is still shaking hands: the automation library
+ * is loaded while Chromium launches (a process of its own: loading blocks only us), then the browser is
+ * started (the chosen profile's; the gateway already starts the default one) and the library connected to
+ * it through a one-character snapshot of its current tab. Nothing here is needed: a failure is ignored and
+ * the tool call that needs the step does it.
+ */
+const warmUp = (client: ControlClient, profile: string | undefined) => {
+  const urlParams = profile !== undefined ? { profile } : {}
+  return Effect.gen(function*() {
+    const started = yield* Effect.fork(client.browser.start({ urlParams }))
+    yield* Effect.sleep(Duration.millis(20))
+    yield* Effect.try(() => {
+      if (typeof __filename === "string") createRequire(__filename)("playwright-core")
+    })
+    yield* Fiber.join(started)
+    const { tabs } = yield* client.tabs.list({ urlParams })
+    const current = tabs.find((t) => t.current)
+    if (current !== undefined) {
+      yield* client.act.act({ urlParams, payload: { kind: "evaluate", fn: "() => 0", targetId: current.targetId } as never })
+    }
+  }).pipe(Effect.ignore)
+}
 
 const gatewayFailure = (exit: Exit.Failure<unknown, { readonly message: string }>) =>
   Option.match(Cause.failureOption(exit.cause), {
