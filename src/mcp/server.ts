@@ -47,9 +47,8 @@ const profileOf = (options: McpRunOptions) =>
     )
     : Effect.succeed(options.sandbox ? "sandbox" : options.profile)
 
-const serve = (options: McpRunOptions) =>
+const serve = (profile: string | undefined) =>
   Effect.gen(function*() {
-    const profile = yield* profileOf(options)
     const server = yield* McpServer.McpServer
     const ready = yield* Deferred.make<ToolEnv, McpRunError>()
     for (const tool of ALL_TOOLS) {
@@ -97,7 +96,7 @@ const failingEnv = (message: string): ToolEnv => {
 export const runMcp = (options: McpRunOptions): Effect.Effect<void, McpRunError, FileSystem.FileSystem | HttpClient.HttpClient> =>
   Effect.suspend(() => {
     consoleToStderr()
-    return serve(options)
+    return Effect.flatMap(profileOf(options), serve)
   })
 
 /** The McpRunner of the full runtime: this process serves MCP (and runs the gateway when none is running). */
