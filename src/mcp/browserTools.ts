@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
 import { actionText, elementName, snapshotText, valueText } from "./results.js"
+import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, type ToolEnv, ToolFailure } from "./tool.js"
 
 // The tools as agents know them from Playwright MCP: same names, same argument names. Each decodes its
@@ -332,12 +333,12 @@ export const pdfSave = defineTool({
 export const close = defineTool({
   name: "browser_close",
   title: "Close the page",
-  description: "Close the current tab.",
+  description: "Close the current tab; the tab opened last becomes current.",
   input: Schema.Struct({}),
   readOnly: false,
   destructive: true,
   run: (_, env) =>
     env.client.act.act({ urlParams: env.query, payload: { kind: "close" } as never }).pipe(
-      Effect.map((r) => `Closed the tab (${r.url})`)
+      Effect.flatMap((r) => Effect.map(refocusAfterClose(env), (then) => `Closed the tab (${r.url}).${then}`))
     )
 })

@@ -21,6 +21,22 @@ const byIndex = (env: ToolEnv, index: number | undefined) =>
     })
   )
 
+/**
+ * After a tab closed: when the profile has no current tab left but other tabs, the one opened last becomes
+ * current (as a browser shows the next tab), so that the next tool call has a tab to work in.
+ */
+export const refocusAfterClose = (env: ToolEnv) =>
+  env.client.tabs.list({ urlParams: env.query }).pipe(
+    Effect.flatMap(({ tabs }) => {
+      if (tabs.some((t) => t.current)) return Effect.succeed("")
+      const last = tabs.at(-1)
+      if (last === undefined) return Effect.succeed(" No tabs are left: browser_navigate opens one.")
+      return env.client.tabs.focus({ urlParams: env.query, payload: { targetId: last.targetId } }).pipe(
+        Effect.as(` Tab ${last.index} is current: ${last.title !== "" ? `${last.title} ` : ""}(${last.url}).`)
+      )
+    })
+  )
+
 export const tabs = defineTool({
   name: "browser_tabs",
   title: "Tabs",
@@ -51,7 +67,8 @@ export const tabs = defineTool({
         return byIndex(env, input.index).pipe(
           Effect.flatMap((t) =>
             env.client.tabs.close({ urlParams: env.query, path: { targetId: t.targetId } }).pipe(
-              Effect.as(`Closed tab ${t.index} (${t.url})`)
+              Effect.zipRight(refocusAfterClose(env)),
+              Effect.map((then) => `Closed tab ${t.index} (${t.url}).${then}`)
             )
           )
         )
