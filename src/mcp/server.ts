@@ -6,7 +6,7 @@ import * as fs from "node:fs/promises"
 import { VERSION } from "../version.js"
 import { attachGateway } from "./gateway.js"
 import { McpRunError, type McpRunOptions, McpRunner } from "./McpRunner.js"
-import { type ToolEnv, ToolFailure } from "./tool.js"
+import { failedResult, type ToolEnv, ToolFailure } from "./tool.js"
 import { ALL_TOOLS } from "./tools.js"
 
 // `svc mcp`: MCP over stdio. The server answers the handshake at once while the gateway is found (or
@@ -56,14 +56,17 @@ const serve = (profile: string | undefined) =>
         tool: tool.tool,
         handle: (payload) =>
           Deferred.await(ready).pipe(
-            Effect.flatMap((env) => tool.handle(payload, env)),
-            Effect.catchAll((e) => tool.handle(payload, failingEnv(e.message)))
+            Effect.matchEffect({
+              onFailure: (e) => Effect.succeed(failedResult(`svc mcp has no gateway: ${e.message}`)),
+              onSuccess: (env) => tool.handle(payload, env)
+            })
           )
       })
     }
     const attached = yield* Effect.either(attachGateway({ profile }))
     if (attached._tag === "Left") {
-      yield* Effect.logError(attached.left.message)
+      // The server's layer removes the loggers that write to stdout: say it on stderr directly.
+      yield* Effect.sync(() => process.stderr.write(`svc mcp: ${attached.left.message}\n`))
       yield* Deferred.fail(ready, attached.left)
     } else {
       yield* Deferred.succeed(ready, {
@@ -73,25 +76,18 @@ const serve = (profile: string | undefined) =>
       })
     }
     yield* stdinClosed
-    const owned = attached._tag === "Right" && attached.right.owned
-    yield* Effect.sync(() =>
-      process.stderr.write(
-        `svc mcp: stdin closed; ${owned ? "stopping the gateway it started and its browsers" : "leaving the gateway running"}\n`
-      )
-    )
+    const after = attached._tag === "Left"
+      ? ""
+      : attached.right.owned
+      ? "; stopping the gateway it started and its browsers"
+      : "; leaving the gateway running"
+    yield* Effect.sync(() => process.stderr.write(`svc mcp: stdin closed${after}\n`))
   }).pipe(
     Effect.scoped,
     Effect.provide(
       McpServer.layerStdio({ name: "svc", version: VERSION, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
     )
   )
-
-/** Tools answer the reason the gateway is not there. */
-const failingEnv = (message: string): ToolEnv => {
-  const fail = () => Effect.fail(new ToolFailure(`svc mcp has no gateway: ${message}`))
-  const client = new Proxy({}, { get: () => new Proxy({}, { get: () => fail }) }) as ToolEnv["client"]
-  return { client, query: {}, readFile: fail }
-}
 
 export const runMcp = (options: McpRunOptions): Effect.Effect<void, McpRunError, FileSystem.FileSystem | HttpClient.HttpClient> =>
   Effect.suspend(() => {

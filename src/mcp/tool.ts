@@ -65,7 +65,7 @@ const withoutTitles = (json: unknown, keys = false): any =>
 
 export const text = (t: string): McpSchema.CallToolResult => new McpSchema.CallToolResult({ content: [{ type: "text", text: t }] })
 
-const failed = (message: string): McpSchema.CallToolResult =>
+export const failedResult = (message: string): McpSchema.CallToolResult =>
   new McpSchema.CallToolResult({ isError: true, content: [{ type: "text", text: message }] })
 
 export const defineTool = <A, I>(spec: ToolSpec<A, I>): McpTool => {
@@ -88,13 +88,13 @@ export const defineTool = <A, I>(spec: ToolSpec<A, I>): McpTool => {
       const input = decode(payload ?? {})
       if (Either.isLeft(input)) {
         const issues = describeIssues(ParseResult.ArrayFormatter.formatErrorSync(input.left))
-        return Effect.succeed(failed(`invalid arguments for ${spec.name}: ${issues}`))
+        return Effect.succeed(failedResult(`invalid arguments for ${spec.name}: ${issues}`))
       }
       return spec.run(input.right, env).pipe(
         Effect.map((answer) =>
           typeof answer === "string" ? text(answer) : new McpSchema.CallToolResult({ content: answer })
         ),
-        Effect.catchAllCause((cause) => Effect.succeed(failed(describeFailure(cause))))
+        Effect.catchAllCause((cause) => Effect.succeed(failedResult(describeFailure(cause))))
       )
     }
   }
