@@ -26,8 +26,8 @@ export const attachGateway = (options: { readonly profile: string | undefined })
   Effect.gen(function*() {
     const running = yield* reach
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
-    // Start the gateway here, with the browser launching as soon as it is up: the first tool call then finds
-    // it ready or nearly so. Its scope is the caller's.
+    // Start the gateway here; the browser is launched as soon as the gateway answers (warmUp). Its scope is
+    // the caller's.
     const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: false }))
     const waitReady = Effect.gen(function*() {
       while (true) {
@@ -56,11 +56,10 @@ export const attachGateway = (options: { readonly profile: string | undefined })
 declare const __filename: string | undefined
 
 /**
- * Get the gateway's first tool call ready while the client is still shaking hands: the automation library
- * is loaded while Chromium launches (a process of its own: loading blocks only us), then the browser is
- * started (the chosen profile's; the gateway already starts the default one) and the library connected to
- * it through a one-character snapshot of its current tab. Nothing here is needed: a failure is ignored and
- * the tool call that needs the step does it.
+ * Get the first tool call ready while the client is still shaking hands: the profile's browser is started,
+ * the automation library is loaded while Chromium launches (a process of its own: loading blocks only this
+ * one), and the library is connected to the browser through a trivial evaluate in its current tab. Nothing
+ * here is needed: a failure is ignored, and the tool call that needs the step does it.
  */
 const warmUp = (client: ControlClient, profile: string | undefined) => {
   const urlParams = profile !== undefined ? { profile } : {}
