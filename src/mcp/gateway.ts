@@ -65,7 +65,9 @@ const warmUp = (client: ControlClient, profile: string | undefined) => {
   const urlParams = profile !== undefined ? { profile } : {}
   return Effect.gen(function*() {
     const started = yield* Effect.fork(client.browser.start({ urlParams }))
-    yield* Effect.sleep(Duration.millis(20))
+    // Loading the library blocks this process for a few hundred ms: let the gateway (in this process) spawn
+    // Chromium first, so that the two overlap.
+    yield* Effect.sleep(Duration.millis(150))
     yield* Effect.try(() => {
       if (typeof __filename === "string") createRequire(__filename)("playwright-core")
     })
