@@ -232,4 +232,16 @@ describe("svc mcp with a gateway already running", () => {
     expect(tabs.code).toBe(0)
     expect(JSON.parse(tabs.stdout).tabs.map((t: { url: string }) => t.url)).toContain(pages.url("/form"))
   })
+
+  it("--browser-profile picks the profile every tool uses; --sandbox the `sandbox` one", async () => {
+    const relay = await connect(gw.env, ["--browser-profile", "relay"])
+    const status = JSON.parse(textOf(await relay.call("browser_status"))) as { profile: string }
+    expect(status.profile).toBe("relay")
+    await relay.client.close()
+    const sandboxed = await connect(gw.env, ["--sandbox"])
+    const refused = await sandboxed.call("browser_status")
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain('"sandbox"')
+    await sandboxed.client.close()
+  })
 })
