@@ -14,10 +14,13 @@ export interface AttachedGateway {
   readonly owned: boolean
 }
 
+/** Whether the gateway behind this client answers. */
+const answers = (client: ControlClient) => client.browser.profiles({ urlParams: {} }).pipe(Effect.as(client), Effect.option)
+
 /** The running gateway, if one answers on this state dir's control port. */
 const reach = makeControlClient.pipe(
-  Effect.flatMap(({ client }) => client.browser.profiles({ urlParams: {} }).pipe(Effect.as(client))),
-  Effect.option
+  Effect.option,
+  Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: ({ client }) => answers(client) }))
 )
 
 const READY_TIMEOUT = Duration.seconds(30)
@@ -30,8 +33,11 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     // the caller's.
     const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: false }))
     const waitReady = Effect.gen(function*() {
+      // The client is made once the gateway has written its token, then asked until the gateway answers.
+      let client: ControlClient | undefined
       while (true) {
-        const reached = yield* reach
+        if (client === undefined) client = yield* makeControlClient.pipe(Effect.map((c) => c.client), Effect.orElseSucceed(() => undefined))
+        const reached = client === undefined ? Option.none() : yield* answers(client)
         if (Option.isSome(reached)) return reached.value
         const exit = yield* gateway.poll
         if (Option.isSome(exit)) {
