@@ -29,9 +29,9 @@ export const attachGateway = (options: { readonly profile: string | undefined })
   Effect.gen(function*() {
     const running = yield* reach
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
-    // Start the gateway here; the browser is launched as soon as the gateway answers (warmUp). Its scope is
-    // the caller's.
-    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: false }))
+    // Start the gateway here, its default browser launching as soon as it listens (another profile's is
+    // launched by warmUp once the gateway answers). Its scope is the caller's.
+    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: options.profile === undefined }))
     const waitReady = Effect.gen(function*() {
       // The client is made once the gateway has written its token, then asked until the gateway answers.
       let client: ControlClient | undefined
