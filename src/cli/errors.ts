@@ -1,7 +1,10 @@
 import { ParseResult } from "effect"
 import type { ConfigEditError } from "../config/edit.js"
 import { redactSecrets } from "../platform/redact.js"
-import type { Connection } from "./Connection.js"
+import type { Connection } from "../client/Connection.js"
+import { type DecodeIssue, describeIssues } from "../client/issues.js"
+
+export { type DecodeIssue, describeIssues }
 
 /**
  * Any failure of a CLI command, as the one line a person reads (multi-line messages are folded), with
@@ -22,12 +25,6 @@ export interface CliErrorJson {
   readonly status: number | null
 }
 
-/** A decode issue as @effect/platform's HttpApiDecodeError and Schema's ArrayFormatter give them. */
-export interface DecodeIssue {
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly message: string
-}
-
 const describe = (error: unknown, connection?: Connection): string => {
   const e = error as {
     _tag?: string
@@ -41,6 +38,7 @@ const describe = (error: unknown, connection?: Connection): string => {
       return describeConfigEdit(error as ConfigEditError)
     case "ConnectionError":
     case "GatewayRunError":
+    case "McpRunError":
     case "UsageError":
     case "CliFailure":
     case "UnexpectedResponse":
@@ -83,49 +81,6 @@ export const cliErrorTag = (error: unknown, connection?: Connection): string => 
 
 const parseErrorIssues = (error: unknown): ReadonlyArray<DecodeIssue> =>
   ParseResult.isParseError(error) ? ParseResult.ArrayFormatter.formatErrorSync(error) : []
-
-const pathText = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>(
-    (text, key) => typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`,
-    ""
-  )
-
-const expectedActual = /^Expected (.+), actual (.+)$/s
-
-/**
- * Decode issues as one short line naming each field: `limit: expected a whole number from 1 to 10000000,
- * got 0`. The members an optional field's union adds (`Expected undefined, actual 0`) only lend the value.
- */
-export const describeIssues = (issues: ReadonlyArray<DecodeIssue>): string => {
-  const byPath = new Map<string, Array<string>>()
-  for (const issue of issues) {
-    const key = pathText(issue.path)
-    const list = byPath.get(key) ?? []
-    if (!list.includes(issue.message)) list.push(issue.message)
-    byPath.set(key, list)
-  }
-  const parts: Array<string> = []
-  for (const [key, messages] of byPath) {
-    let got: string | undefined
-    const expected: Array<string> = []
-    const other: Array<string> = []
-    for (const message of messages) {
-      const m = expectedActual.exec(message)
-      if (m !== null) {
-        got = m[2]
-        if (m[1] !== "undefined") expected.push(m[1]!)
-      } else other.push(message.split("\n")[0]!)
-    }
-    const what = [
-      ...(expected.length > 0 ? [`expected ${expected.join(" | ")}`] : []),
-      ...other
-    ]
-    if (what.length === 0 && got !== undefined) what.push("expected nothing here")
-    const text = what.join("; ") + (got !== undefined && !what.some((w) => w.includes(" actual ")) ? `, got ${got}` : "")
-    parts.push(key === "" ? text : text === "is missing" ? `${key} is missing` : `${key}: ${text}`)
-  }
-  return parts.length === 0 ? "the request does not match the control API's schema" : parts.join("; ")
-}
 
 const describeConfigEdit = (e: ConfigEditError): string => {
   switch (e.stage) {

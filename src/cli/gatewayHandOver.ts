@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { GatewayRunError, type GatewayRunner } from "../gateway/GatewayRunner.js"
+import { McpRunError, type McpRunner } from "../mcp/McpRunner.js"
 import { builtin } from "../platform/builtin.js"
 
 /**
@@ -13,13 +14,34 @@ export const handOverGatewayRunner = (
   fullBundle: string,
   execArgv: ReadonlyArray<string>
 ): GatewayRunner["Type"] => ({
-  run: ({ port, startBrowser }) =>
-    Effect.async<void, GatewayRunError>((resume) => {
+  run: ({ port, startBrowser }) => {
+    const args = ["gateway", "run"]
+    if (port !== undefined) args.push("--port", String(port))
+    if (startBrowser) args.push("--start-browser")
+    return handOver(fullBundle, execArgv, args, (why) => new GatewayRunError(`cannot start the gateway (${fullBundle}): ${why}`))
+  }
+})
+
+/** `svc mcp` from the lean runtime: the full bundle serves MCP on the same stdio (bin/svc goes there directly). */
+export const handOverMcpRunner = (fullBundle: string, execArgv: ReadonlyArray<string>): McpRunner["Type"] => ({
+  run: ({ profile, sandbox }) => {
+    const args = ["mcp"]
+    if (profile !== undefined) args.push("--browser-profile", profile)
+    if (sandbox) args.push("--sandbox")
+    return handOver(fullBundle, execArgv, args, (why) => new McpRunError(`cannot start the MCP server (${fullBundle}): ${why}`))
+  }
+})
+
+/** Run the full bundle with `args` in the foreground, as if exec'd. */
+const handOver = <E>(
+  fullBundle: string,
+  execArgv: ReadonlyArray<string>,
+  args: ReadonlyArray<string>,
+  failure: (message: string) => E
+) =>
+    Effect.async<void, E>((resume) => {
       const { spawn } = builtin<typeof import("node:child_process")>("node:child_process")
-      const args = [...execArgv, fullBundle, "gateway", "run"]
-      if (port !== undefined) args.push("--port", String(port))
-      if (startBrowser) args.push("--start-browser")
-      const child = spawn(process.execPath, args, { stdio: "inherit", detached: true })
+      const child = spawn(process.execPath, [...execArgv, fullBundle, ...args], { stdio: "inherit", detached: true })
       const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const
       const forward = (signal: NodeJS.Signals) => {
         child.kill(signal)
@@ -30,7 +52,7 @@ export const handOverGatewayRunner = (
       }
       child.once("error", (err) => {
         stopForwarding()
-        resume(Effect.fail(new GatewayRunError(`cannot start the gateway (${fullBundle}): ${err.message}`)))
+        resume(Effect.fail(failure(err.message)))
       })
       child.once("exit", (code, signal) => {
         stopForwarding()
@@ -39,4 +61,3 @@ export const handOverGatewayRunner = (
         else resume(Effect.void)
       })
     })
-})

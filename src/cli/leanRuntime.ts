@@ -5,7 +5,8 @@ import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { leanFileSystem } from "../platform/lean/fileSystem.js"
 import { leanHttpClient } from "../platform/lean/httpClient.js"
 import { leanTerminal } from "../platform/lean/terminal.js"
-import { handOverGatewayRunner } from "./gatewayHandOver.js"
+import { McpRunner } from "../mcp/McpRunner.js"
+import { handOverGatewayRunner, handOverMcpRunner } from "./gatewayHandOver.js"
 
 // The CLI's platform for the V8 start-up snapshot (src/entry/cli.ts). Everything it holds is evaluated
 // while the snapshot is built, where `node:http`, `node:readline`, `node:child_process` and friends cannot
@@ -32,7 +33,8 @@ export const leanRuntimeContext = (options: LeanRuntimeOptions) =>
     Context.add(Path.Path, nodePath),
     Context.add(Terminal.Terminal, leanTerminal),
     Context.add(HttpClient.HttpClient, leanHttpClient),
-    Context.add(GatewayRunner, handOverGatewayRunner(options.fullBundle, options.execArgv))
+    Context.add(GatewayRunner, handOverGatewayRunner(options.fullBundle, options.execArgv)),
+    Context.add(McpRunner, handOverMcpRunner(options.fullBundle, options.execArgv))
   )
 
 /** The same services as a layer. */

@@ -3,7 +3,7 @@ import { Console, Data, Effect, Option } from "effect"
 import { editConfig } from "../../config/edit.js"
 import type { RawConfig } from "../../config/file.js"
 import { ProfileName } from "../../domain/browser.js"
-import { type Connection, type ControlClient, makeControlClient } from "../ControlClient.js"
+import { type Connection, type ControlClient, makeControlClient } from "../../client/ControlClient.js"
 import { cliErrorTag, describeCliError } from "../errors.js"
 
 /**

@@ -21,13 +21,15 @@ const LAYERS: ReadonlyArray<readonly [prefix: string, rank: number]> = [
   ["agent/", 2], // Agent.ts (what answers a message) and the echo agent
   ["api/", 3],
   ["http/", 4],
+  ["client/", 4], // the typed client of the control API and how to find the gateway (the CLI and MCP use it)
   ["agent/tool/", 5],
   ["agent/mcp/", 5],
   ["agent/model/", 5],
   ["node/", 5],
   ["gateway/", 6],
-  ["cli/", 7],
-  ["entry/", 8]
+  ["mcp/", 7], // `svc mcp`: MCP tools over the typed client, with a gateway of its own when none runs
+  ["cli/", 8],
+  ["entry/", 9]
 ]
 
 /** Imports that cross the rule on purpose: `from → to` (files or prefixes) and why. */

@@ -2,7 +2,7 @@ import { FileSystem, HttpApiClient, HttpClient, HttpClientRequest } from "@effec
 import { Data, Effect, ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
 import { type Connection, findConnection } from "./Connection.js"
-import { describeIssues } from "./errors.js"
+import { describeIssues } from "./issues.js"
 
 /**
  * The gateway answered, but not in the shape this CLI's schema expects (another version of svc). The

@@ -1,0 +1,344 @@
+import { Effect, Schema } from "effect"
+import type { ActRequest } from "../domain/browser.js"
+import { actionText, elementName, snapshotText, valueText } from "./results.js"
+import { refocusAfterClose } from "./tabTools.js"
+import { defineTool, elementRef, type ToolEnv, ToolFailure } from "./tool.js"
+
+// The tools as agents know them from Playwright MCP: same names, same argument names. Each decodes its
+// arguments, makes one call of the control API and says what happened.
+
+const described = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  schema.annotations({ description }) as unknown as S
+
+const opt = <S extends Schema.Schema.Any>(schema: S, description: string) => Schema.optional(described(schema, description))
+
+const Ref = Schema.String.pipe(Schema.minLength(1))
+const refFields = {
+  ref: opt(Ref, "the element's ref, as the snapshot shows it ([ref=12] → \"12\")"),
+  target: opt(Ref, "the same as ref (svc's `browser` tool calls it target)"),
+  element: opt(Schema.String, "what the element is, in your words (shown in the answer)")
+}
+const afterFields = {
+  snapshot: opt(
+    Schema.Boolean,
+    "also answer with what changed in the page's snapshot since the last one (saves a browser_snapshot call)"
+  )
+}
+
+/** POST /act with one action; the answer is `line` and what the action caused. */
+const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
+  env.client.act.act({
+    urlParams: env.query,
+    // The typed client narrows a union payload to one member's type; the schema still encodes any member.
+    payload: { ...request, ...(snapshot === true ? { diff: true } : {}) } as never
+  }).pipe(Effect.map((r) => actionText(line, r)))
+
+export const navigate = defineTool({
+  name: "browser_navigate",
+  title: "Navigate to a URL",
+  description: "Load a URL in the current tab (opening a tab if there is none).",
+  input: Schema.Struct({ url: described(Schema.String.pipe(Schema.minLength(1)), "the URL to load") }),
+  readOnly: false,
+  destructive: true,
+  run: ({ url }, env) =>
+    env.client.act.navigate({ urlParams: env.query, payload: { url } }).pipe(
+      Effect.map((r) => `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`)
+    )
+})
+
+export const navigateBack = defineTool({
+  name: "browser_navigate_back",
+  title: "Go back",
+  description: "Go back to the previous page of the current tab.",
+  input: Schema.Struct({}),
+  readOnly: false,
+  destructive: true,
+  run: (_, env) =>
+    env.client.act.act({ urlParams: env.query, payload: { kind: "back" } as never }).pipe(
+      Effect.map((r) => actionText(`Went back to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
+    )
+})
+
+export const snapshot = defineTool({
+  name: "browser_snapshot",
+  title: "Page snapshot",
+  description: "The current tab's accessibility snapshot: one line per element, with [ref=…] on those you can act on. " +
+    "Better than a screenshot for acting. Options narrow it: mode \"efficient\" (interactive and compact, capped), " +
+    "interactive, compact, depth, selector (CSS), frame (CSS of an iframe), limit (characters). A cut snapshot says so " +
+    "on its last line and how to see more.",
+  input: Schema.Struct({
+    mode: opt(Schema.Literal("efficient"), "efficient: only what can be acted on, compact, capped at 10,000 characters"),
+    interactive: opt(Schema.Boolean, "a flat list of what can be acted on"),
+    compact: opt(Schema.Boolean, "leave out structural lines without a name"),
+    depth: opt(Schema.Int.pipe(Schema.between(1, 1000)), "how many levels deep"),
+    selector: opt(Schema.String.pipe(Schema.minLength(1)), "only the part under this CSS selector"),
+    frame: opt(Schema.String.pipe(Schema.minLength(1)), "only the iframe this CSS selector finds"),
+    limit: opt(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters (default 80,000)"),
+    diff: opt(Schema.Boolean, "only the lines changed since this tab's last snapshot")
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    env.client.inspect.snapshot({ urlParams: { ...env.query, ...input } }).pipe(Effect.map(snapshotText))
+})
+
+export const click = defineTool({
+  name: "browser_click",
+  title: "Click",
+  description: "Click an element by its snapshot ref. Waits (up to 5 s) for it to be visible, enabled, still and " +
+    "not covered, then says which it is not. The answer says what the click caused: a dialog, a new tab, a download, " +
+    "a navigation.",
+  input: Schema.Struct({
+    ...refFields,
+    doubleClick: opt(Schema.Boolean, "double-click"),
+    button: opt(Schema.Literal("left", "right", "middle"), "the mouse button (default left)"),
+    modifiers: opt(Schema.Array(Schema.Literal("Alt", "Control", "ControlOrMeta", "Meta", "Shift")), "keys held while clicking"),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      act(
+        env,
+        {
+          kind: "click",
+          ref,
+          ...(input.doubleClick === true ? { double: true } : {}),
+          ...(input.button !== undefined ? { button: input.button } : {}),
+          ...(input.modifiers !== undefined ? { modifiers: input.modifiers } : {})
+        },
+        `${input.doubleClick === true ? "Double-clicked" : "Clicked"} ${elementName(ref, input.element)}`,
+        input.snapshot
+      ))
+})
+
+export const type = defineTool({
+  name: "browser_type",
+  title: "Type text",
+  description: "Type text into an editable element by its ref (replacing what it holds); submit presses Enter after; " +
+    "slowly types one key at a time (for pages that react to each key).",
+  input: Schema.Struct({
+    ...refFields,
+    text: described(Schema.String, "the text to type"),
+    submit: opt(Schema.Boolean, "press Enter after"),
+    slowly: opt(Schema.Boolean, "one key at a time"),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      act(
+        env,
+        {
+          kind: "type",
+          ref,
+          text: input.text,
+          ...(input.submit !== undefined ? { submit: input.submit } : {}),
+          ...(input.slowly !== undefined ? { slowly: input.slowly } : {})
+        },
+        `Typed ${JSON.stringify(input.text)} into ${elementName(ref, input.element)}${input.submit === true ? " and pressed Enter" : ""}`,
+        input.snapshot
+      ))
+})
+
+export const pressKey = defineTool({
+  name: "browser_press_key",
+  title: "Press a key",
+  description: "Press a key or a combination in the page: Enter, ArrowLeft, a, Control+a.",
+  input: Schema.Struct({ key: described(Schema.String.pipe(Schema.minLength(1)), "the key, as Playwright names it"), ...afterFields }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) => act(env, { kind: "press", key: input.key }, `Pressed ${input.key}`, input.snapshot)
+})
+
+export const hover = defineTool({
+  name: "browser_hover",
+  title: "Hover",
+  description: "Move the mouse over an element by its ref.",
+  input: Schema.Struct({ ...refFields, ...afterFields }),
+  readOnly: false,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      act(env, { kind: "hover", ref }, `Hovered over ${elementName(ref, input.element)}`, input.snapshot))
+})
+
+export const drag = defineTool({
+  name: "browser_drag",
+  title: "Drag and drop",
+  description: "Drag one element onto another, both by their refs.",
+  input: Schema.Struct({
+    startRef: described(Ref, "the ref of the element to drag"),
+    endRef: described(Ref, "the ref of the element to drop it on"),
+    startElement: opt(Schema.String, "what the dragged element is, in your words"),
+    endElement: opt(Schema.String, "what the drop target is, in your words"),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    act(
+      env,
+      { kind: "drag", startRef: input.startRef, endRef: input.endRef },
+      `Dragged ${elementName(input.startRef, input.startElement)} onto ${elementName(input.endRef, input.endElement)}`,
+      input.snapshot
+    )
+})
+
+export const selectOption = defineTool({
+  name: "browser_select_option",
+  title: "Select options",
+  description: "Select one or more options of a select element by its ref (by value or label).",
+  input: Schema.Struct({
+    ...refFields,
+    values: described(Schema.Array(Schema.String).pipe(Schema.minItems(1)), "the options to select"),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      act(
+        env,
+        { kind: "select", ref, values: input.values },
+        `Selected ${input.values.map((v) => JSON.stringify(v)).join(", ")} in ${elementName(ref, input.element)}`,
+        input.snapshot
+      ))
+})
+
+export const fillForm = defineTool({
+  name: "browser_fill_form",
+  title: "Fill a form",
+  description: "Fill several fields at once, each by its ref: textboxes get text, checkboxes and radios true or false, " +
+    "comboboxes an option, sliders a number.",
+  input: Schema.Struct({
+    fields: described(
+      Schema.Array(Schema.Struct({
+        ref: described(Ref, "the field's ref"),
+        name: opt(Schema.String, "what the field is, in your words"),
+        type: Schema.Literal("textbox", "checkbox", "radio", "combobox", "slider"),
+        value: Schema.Union(Schema.String, Schema.Boolean, Schema.Number)
+      })).pipe(Schema.minItems(1)),
+      "the fields to fill"
+    ),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    act(
+      env,
+      { kind: "fill", fields: input.fields.map(({ ref, type, value }) => ({ ref, type, value })) },
+      `Filled ${input.fields.length} field${input.fields.length === 1 ? "" : "s"}: ${
+        input.fields.map((f) => elementName(f.ref, f.name)).join(", ")
+      }`,
+      input.snapshot
+    )
+})
+
+export const evaluate = defineTool({
+  name: "browser_evaluate",
+  title: "Evaluate JavaScript",
+  description: "Run a JavaScript function in the page and answer its JSON result: `() => document.title`, or with a ref " +
+    "`(element) => element.value`. Stopped after 8 s; the tab stays usable.",
+  input: Schema.Struct({
+    function: described(Schema.String.pipe(Schema.minLength(1)), "the function's source"),
+    ...refFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) => {
+    const ref = input.ref ?? input.target
+    return env.client.act.act({
+      urlParams: env.query,
+      payload: { kind: "evaluate", fn: input.function, ...(ref !== undefined ? { ref } : {}) } as never
+    }).pipe(Effect.map((r) => actionText(valueText(r.result), r)))
+  }
+})
+
+export const waitFor = defineTool({
+  name: "browser_wait_for",
+  title: "Wait",
+  description: "Wait for a text to appear or disappear, for a time to pass (seconds), for the URL to match a glob, or for " +
+    "an element (ref) to be visible.",
+  input: Schema.Struct({
+    time: opt(Schema.Number.pipe(Schema.between(0, 60)), "seconds to wait"),
+    text: opt(Schema.String.pipe(Schema.minLength(1)), "wait until this text shows"),
+    textGone: opt(Schema.String.pipe(Schema.minLength(1)), "wait until this text is gone"),
+    url: opt(Schema.String.pipe(Schema.minLength(1)), "wait until the URL matches this glob"),
+    ref: opt(Ref, "wait until this element is visible"),
+    target: opt(Ref, "the same as ref"),
+    timeout: opt(Schema.Int.pipe(Schema.between(1, 120_000)), "give up after this many milliseconds (default 5000)")
+  }),
+  readOnly: true,
+  run: (input, env) => {
+    const ref = input.ref ?? input.target
+    if (input.time === undefined && input.text === undefined && input.textGone === undefined && input.url === undefined && ref === undefined) {
+      return Effect.fail(new ToolFailure("invalid arguments for browser_wait_for: give time, text, textGone, url or ref"))
+    }
+    return act(
+      env,
+      {
+        kind: "wait",
+        ...(input.time !== undefined ? { timeMs: Math.round(input.time * 1000) } : {}),
+        ...(input.text !== undefined ? { text: input.text } : {}),
+        ...(input.textGone !== undefined ? { textGone: input.textGone } : {}),
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(ref !== undefined ? { ref } : {}),
+        ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {})
+      },
+      "Waited: the condition holds"
+    )
+  }
+})
+
+export const takeScreenshot = defineTool({
+  name: "browser_take_screenshot",
+  title: "Screenshot",
+  description: "A PNG of the tab's viewport, of the whole page (fullPage) or of one element (ref). To act on the page, " +
+    "browser_snapshot is better.",
+  input: Schema.Struct({
+    fullPage: opt(Schema.Boolean, "the whole scrollable page"),
+    ...refFields
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    Effect.gen(function*() {
+      const ref = input.ref ?? input.target
+      const r = yield* env.client.inspect.screenshot({
+        urlParams: env.query,
+        payload: { ...(input.fullPage === true ? { fullPage: true } : {}), ...(ref !== undefined ? { ref } : {}) }
+      })
+      const data = yield* env.readFile(r.path)
+      const what = ref !== undefined ? elementName(ref, input.element) : input.fullPage === true ? "the whole page" : "the viewport"
+      return [
+        { type: "text" as const, text: `Screenshot of ${what}, ${r.width}×${r.height}, saved to ${r.path}` },
+        { type: "image" as const, data, mimeType: "image/png" }
+      ]
+    })
+})
+
+export const pdfSave = defineTool({
+  name: "browser_pdf_save",
+  title: "Save as PDF",
+  description: "Save the current tab as a PDF; answers its path.",
+  input: Schema.Struct({}),
+  readOnly: true,
+  run: (_, env) =>
+    env.client.inspect.pdf({ urlParams: env.query, payload: {} }).pipe(
+      Effect.map((r) => `Saved the page as a PDF: ${r.path} (${r.bytes} bytes)`)
+    )
+})
+
+export const close = defineTool({
+  name: "browser_close",
+  title: "Close the page",
+  description: "Close the current tab; the tab opened last becomes current.",
+  input: Schema.Struct({}),
+  readOnly: false,
+  destructive: true,
+  run: (_, env) =>
+    env.client.act.act({ urlParams: env.query, payload: { kind: "close" } as never }).pipe(
+      Effect.flatMap((r) => Effect.map(refocusAfterClose(env), (then) => `Closed the tab (${r.url}).${then}`))
+    )
+})

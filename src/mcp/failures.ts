@@ -1,0 +1,47 @@
+import { Cause, Option, ParseResult } from "effect"
+import { type DecodeIssue, describeIssues } from "../client/issues.js"
+import { redactSecrets } from "../platform/redact.js"
+
+// A failed tool call as the one message the agent reads. The gateway's own errors already say what to do
+// next (a stale ref: take a fresh snapshot); they are passed on as they are.
+
+const describe = (error: unknown): string => {
+  const e = error as {
+    _tag?: string
+    message?: string
+    reason?: string
+    response?: { status: number }
+    issues?: ReadonlyArray<DecodeIssue>
+  }
+  switch (e?._tag) {
+    case "ParseError":
+      // The shared schema refused the request before it was sent.
+      return `invalid arguments: ${describeIssues(ParseResult.isParseError(error) ? ParseResult.ArrayFormatter.formatErrorSync(error) : [])}`
+    case "HttpApiDecodeError":
+      return `invalid arguments: ${e.issues !== undefined && e.issues.length > 0 ? describeIssues(e.issues) : e.message}`
+    case "RequestError":
+      return `the gateway does not answer (${e.message ?? e.reason}); restart the MCP server (svc mcp)`
+    case "ResponseError":
+      return `the gateway answered HTTP ${e.response?.status ?? "?"} unexpectedly: ${e.message}`
+    default:
+      return typeof e?.message === "string" && e.message !== "" ? e.message : String(error)
+  }
+}
+
+/** The gateway's hints name CLI commands; over MCP the same step is a tool. */
+const CLI_TO_TOOL: ReadonlyArray<readonly [RegExp, string]> = [
+  [/`svc browser snapshot --interactive`/g, "browser_snapshot {interactive: true}"],
+  [/`svc browser snapshot[^`]*`/g, "browser_snapshot"],
+  [/`svc browser dialog[^`]*`/g, "browser_handle_dialog"],
+  [/`svc browser tab select[^`]*`/g, "browser_tabs {action: \"select\"}"],
+  [/`svc browser (?:tabs|tab)`/g, "browser_tabs {action: \"list\"}"],
+  [/`svc browser upload[^`]*`/g, "browser_file_upload"]
+]
+
+export const toolHints = (message: string) => CLI_TO_TOOL.reduce((m, [cli, tool]) => m.replace(cli, tool), message)
+
+export const describeFailure = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const message = Option.isSome(failure) ? describe(failure.value) : `internal error: ${Cause.pretty(cause).split("\n")[0]}`
+  return redactSecrets(toolHints(message))
+}

@@ -1,0 +1,120 @@
+import { Effect, Schema } from "effect"
+import { defineTool } from "./tool.js"
+
+// What the tab logged and requested, its dialogs and file choosers, and traces.
+
+const opt = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.optional(schema.annotations({ description }) as unknown as S)
+
+export const consoleMessages = defineTool({
+  name: "browser_console_messages",
+  title: "Console messages",
+  description: "What the current tab logged to its console since the gateway attached (at most 500 kept).",
+  input: Schema.Struct({
+    level: opt(Schema.Literal("debug", "log", "info", "warning", "error"), "only messages of this level and above")
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    env.client.observe.console({ urlParams: { ...env.query, ...input } }).pipe(
+      Effect.map((r) =>
+        r.entries.length === 0
+          ? "No console messages."
+          : r.entries.map((e) =>
+            `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line})` : ""}`
+          ).join("\n")
+      )
+    )
+})
+
+export const networkRequests = defineTool({
+  name: "browser_network_requests",
+  title: "Network requests",
+  description: "The requests the current tab made since the gateway attached (at most 500 kept), oldest first.",
+  input: Schema.Struct({
+    filter: opt(Schema.String.pipe(Schema.minLength(1)), "only requests whose URL contains this text"),
+    clear: opt(Schema.Boolean, "forget them after answering")
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    env.client.observe.requests({ urlParams: { ...env.query, ...input } }).pipe(
+      Effect.map((r) =>
+        r.entries.length === 0
+          ? "No requests."
+          : r.entries.map((e) =>
+            `[${e.method}] ${e.url} => ${
+              e.state === "finished" ? `[${e.status ?? "?"}]` : e.state === "failed" ? `failed: ${e.failure ?? "?"}` : "pending"
+            } ${e.resourceType}`
+          ).join("\n")
+      )
+    )
+})
+
+export const pageErrors = defineTool({
+  name: "browser_errors",
+  title: "Page errors",
+  description: "Uncaught errors the current tab threw, and dialogs nobody answered (dismissed so the tab kept working).",
+  input: Schema.Struct({ clear: opt(Schema.Boolean, "forget them after answering") }),
+  readOnly: true,
+  run: (input, env) =>
+    env.client.observe.errors({ urlParams: { ...env.query, ...input } }).pipe(
+      Effect.map((r) => {
+        const lines = [
+          ...r.entries.map((e) => `${e.name}: ${e.message}`),
+          ...r.dialogs.map((d) => `dialog ${d.type} ${JSON.stringify(d.message)} was ${d.answer}`)
+        ]
+        return lines.length === 0 ? "No errors." : lines.join("\n")
+      })
+    )
+})
+
+export const handleDialog = defineTool({
+  name: "browser_handle_dialog",
+  title: "Answer dialogs",
+  description: "Choose how the next alert, confirm or prompt is answered: call it before the action that opens the " +
+    "dialog (without it, a dialog is dismissed and the action's answer says so).",
+  input: Schema.Struct({
+    accept: Schema.Boolean.annotations({ description: "accept (true) or dismiss (false)" }),
+    promptText: opt(Schema.String, "for a prompt: the text to accept it with")
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    env.client.observe.dialog({ urlParams: env.query, payload: input }).pipe(Effect.map((r) => r.detail))
+})
+
+export const fileUpload = defineTool({
+  name: "browser_file_upload",
+  title: "Upload files",
+  description: "Give files to the page: with ref, set that file input now; without, the next file chooser the page " +
+    "opens gets them (call it before the click that opens it). Paths must be in svc's uploads root (/tmp/svc/uploads).",
+  input: Schema.Struct({
+    paths: Schema.Array(Schema.String).pipe(Schema.minItems(1)).annotations({ description: "the files" }),
+    ref: opt(Schema.String.pipe(Schema.minLength(1)), "a file input's ref"),
+    target: opt(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) => {
+    const ref = input.ref ?? input.target
+    return env.client.files.fileChooser({
+      urlParams: env.query,
+      payload: { paths: input.paths, ...(ref !== undefined ? { inputRef: ref } : {}) }
+    }).pipe(Effect.map((r) => r.detail))
+  }
+})
+
+export const trace = defineTool({
+  name: "browser_trace",
+  title: "Trace",
+  description: "Record a Playwright trace of the current tab: start, then stop answers the trace file's path.",
+  input: Schema.Struct({ action: Schema.Literal("start", "stop").annotations({ description: "start or stop recording" }) }),
+  readOnly: false,
+  run: (input, env) =>
+    input.action === "start"
+      ? env.client.observe.traceStart({ urlParams: env.query, payload: { screenshots: true, snapshots: true } }).pipe(
+        Effect.as("Recording a trace; browser_trace {action: \"stop\"} saves it")
+      )
+      : env.client.observe.traceStop({ urlParams: env.query, payload: {} }).pipe(
+        Effect.map((r) => `Saved the trace: ${r.path} (${r.bytes} bytes)`)
+      )
+})

@@ -1,0 +1,70 @@
+import type { ActResult, SnapshotResult, Tab } from "../domain/browser.js"
+
+// The control API's answers as the short text an agent reads over MCP: what happened, what it caused
+// (dialogs, tabs, downloads, where the page went) and, where there is something to do next, which tool
+// does it. Snapshots are passed on as the gateway wrote them, refs and all.
+
+const quoted = (s: string, max = 200) => JSON.stringify(s.length <= max ? s : `${s.slice(0, max)}…`)
+
+/** The snapshot text under one line naming the page. */
+export const snapshotText = (r: SnapshotResult): string => {
+  const head = `Page: ${r.title !== "" ? `${r.title} ` : ""}(${r.url})`
+  const diff = r.diff === undefined
+    ? ""
+    : r.diff.whole
+    ? ` — whole snapshot (${r.diff.base === "none" ? "no earlier one" : r.diff.base})`
+    : " — only the lines changed since the last snapshot"
+  return `${head}${diff}\n${r.snapshot}`
+}
+
+/** What an action caused, one line each, with the tool to call next where there is one. */
+export const effectLines = (r: ActResult): Array<string> => {
+  const lines: Array<string> = []
+  for (const d of r.dialogs ?? []) {
+    const how = d.answer === "accepted" && d.promptText !== undefined ? `accepted with ${quoted(d.promptText)}` : d.answer
+    lines.push(
+      `Dialog: ${d.type} ${quoted(d.message)} was ${how}${
+        d.armed ? "" : " by default (to answer the next one otherwise, call browser_handle_dialog before the action)"
+      }.`
+    )
+  }
+  for (const t of r.newTabs ?? []) {
+    lines.push(`New tab ${t.index}${t.url !== "" ? ` (${t.url})` : ""}: switch to it with browser_tabs {action: "select", index: ${t.index}}.`)
+  }
+  for (const d of r.downloads ?? []) {
+    if (d.path !== undefined && d.inProgress !== true) {
+      lines.push(`Downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}.`)
+    } else if (d.inProgress === true) {
+      lines.push(`Downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done.`)
+    } else {
+      lines.push(`Download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}.`)
+    }
+  }
+  const n = r.navigation
+  if (n !== undefined) {
+    lines.push(
+      `${n.sameDocument === true ? "Moved within the page to" : "The page navigated to"} ${n.url}${n.title !== "" ? ` (${n.title})` : ""}${
+        n.sameDocument === true ? "" : ": refs from before are stale, take a new browser_snapshot"
+      }.`
+    )
+  }
+  if (r.snapshotError !== undefined) lines.push(r.snapshotError)
+  if (r.snapshot !== undefined) lines.push("", snapshotText(r.snapshot))
+  return lines
+}
+
+/** The action's own line, then what it caused. */
+export const actionText = (line: string, r: ActResult): string => [line, ...effectLines(r)].join("\n")
+
+/** A value read from the page (evaluate, text, value) as JSON text. */
+export const valueText = (value: unknown): string => (value === undefined ? "undefined" : JSON.stringify(value, null, 2))
+
+export const tabLines = (tabs: ReadonlyArray<Tab>): string =>
+  tabs.length === 0
+    ? "No tabs open: browser_navigate opens one."
+    : tabs.map((t) => `${t.index}:${t.current ? " (current)" : ""} ${t.title !== "" ? `${quoted(t.title, 100)} ` : ""}${t.url}`)
+      .join("\n")
+
+/** What to call the element in an answer: the agent's own words for it when given, else its ref. */
+export const elementName = (ref: string, element: string | undefined) =>
+  element !== undefined && element !== "" ? `${element} [ref=${ref}]` : `[ref=${ref}]`

@@ -1,0 +1,170 @@
+import { Effect, Schema } from "effect"
+import { defineTool } from "./tool.js"
+
+// svc's own tools beyond Playwright MCP's set: the browser and its profiles, the viewport, cookies, web
+// storage, emulation and downloads. Each is one call of the control API.
+
+const opt = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.optional(schema.annotations({ description }) as unknown as S)
+
+export const status = defineTool({
+  name: "browser_status",
+  title: "Browser status",
+  description: "The profile's browser: running or not, its pid, CDP port, executable, headless, and whether the " +
+    "automation library is there.",
+  input: Schema.Struct({}),
+  readOnly: true,
+  run: (_, env) => env.client.browser.status({ urlParams: env.query }).pipe(Effect.map((s) => JSON.stringify(s, null, 2)))
+})
+
+export const profiles = defineTool({
+  name: "browser_profiles",
+  title: "Browser profiles",
+  description: "The browser profiles: name, whether it is the default, running, CDP port.",
+  input: Schema.Struct({}),
+  readOnly: true,
+  run: (_, env) =>
+    env.client.browser.profiles({ urlParams: env.query }).pipe(
+      Effect.map((r) =>
+        r.profiles.map((p) =>
+          `${p.name}${p.isDefault ? " (default)" : ""}: ${p.running ? "running" : "stopped"}, ${p.driver}${
+            p.cdpPort !== null ? `, CDP port ${p.cdpPort}` : ""
+          }`
+        ).join("\n")
+      )
+    )
+})
+
+export const resize = defineTool({
+  name: "browser_resize",
+  title: "Resize the viewport",
+  description: "Set the current tab's viewport size in CSS pixels.",
+  input: Schema.Struct({
+    width: Schema.Int.annotations({ description: "CSS pixels, 100 to 10000" }),
+    height: Schema.Int.annotations({ description: "CSS pixels, 100 to 10000" })
+  }),
+  readOnly: false,
+  idempotent: true,
+  run: (input, env) =>
+    env.client.act.act({ urlParams: env.query, payload: { kind: "resize", ...input } as never }).pipe(
+      Effect.as(`Resized the viewport to ${input.width}×${input.height}`)
+    )
+})
+
+export const cookies = defineTool({
+  name: "browser_cookies",
+  title: "Cookies",
+  description: "The profile's cookies: get lists them (for the current tab's URL), set sets one (name, value, url), " +
+    "clear removes them all.",
+  input: Schema.Struct({
+    action: Schema.Literal("get", "set", "clear"),
+    name: opt(Schema.String.pipe(Schema.minLength(1)), "set: the cookie's name"),
+    value: opt(Schema.String, "set: its value"),
+    url: opt(Schema.String.pipe(Schema.minLength(1)), "set: the URL it belongs to")
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) => {
+    switch (input.action) {
+      case "get":
+        return env.client.state.cookies({ urlParams: env.query }).pipe(
+          Effect.map((r) =>
+            r.cookies.length === 0
+              ? "No cookies."
+              : r.cookies.map((c) => `${c.name}=${c.value} (${c.domain}${c.path})`).join("\n")
+          )
+        )
+      case "set":
+        return env.client.state.setCookie({
+          urlParams: env.query,
+          payload: { name: input.name ?? "", value: input.value ?? "", url: input.url ?? "" }
+        }).pipe(Effect.map((r) => r.done))
+      case "clear":
+        return env.client.state.clearCookies({ urlParams: env.query, payload: {} }).pipe(Effect.map((r) => r.done))
+    }
+  }
+})
+
+export const storage = defineTool({
+  name: "browser_storage",
+  title: "Web storage",
+  description: "localStorage or sessionStorage of the current tab's origin: get (all, or one key), set a key, clear.",
+  input: Schema.Struct({
+    kind: Schema.Literal("local", "session"),
+    action: Schema.Literal("get", "set", "clear"),
+    key: opt(Schema.String.pipe(Schema.minLength(1)), "get: only this key; set: the key"),
+    value: opt(Schema.String, "set: the value")
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) => {
+    const path = { kind: input.kind }
+    switch (input.action) {
+      case "get":
+        return env.client.state.storage({ path, urlParams: env.query }).pipe(
+          Effect.map((r) => {
+            const entries = Object.entries(r.entries).filter(([k]) => input.key === undefined || k === input.key)
+            return entries.length === 0 ? "Empty." : entries.map(([k, v]) => `${k}=${v}`).join("\n")
+          })
+        )
+      case "set":
+        return env.client.state.setStorage({
+          path,
+          urlParams: env.query,
+          payload: { key: input.key ?? "", value: input.value ?? "" }
+        }).pipe(Effect.map((r) => r.done))
+      case "clear":
+        return env.client.state.clearStorage({ path, urlParams: env.query, payload: {} }).pipe(Effect.map((r) => r.done))
+    }
+  }
+})
+
+export const emulate = defineTool({
+  name: "browser_emulate",
+  title: "Emulation",
+  description: "Change one emulation setting per call: offline, media (colour scheme), timezone, locale or device " +
+    "(a Playwright device name). offline applies to the whole profile, the rest to the tab; each stays until changed.",
+  input: Schema.Struct({
+    offline: opt(Schema.Boolean, "cut the network (true) or restore it"),
+    media: opt(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme"),
+    timezone: opt(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris"),
+    locale: opt(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR"),
+    device: opt(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13")
+  }),
+  readOnly: false,
+  idempotent: true,
+  run: (input, env) => {
+    const q = env.query
+    const c = env.client.state
+    const given = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined)
+    if (given.length !== 1) {
+      return Effect.fail({ message: `invalid arguments for browser_emulate: give exactly one setting (offline, media, timezone, locale or device), got ${given.length === 0 ? "none" : given.join(", ")}` })
+    }
+    const done = Effect.map((r: { readonly done: string }) => r.done)
+    if (input.offline !== undefined) return c.offline({ urlParams: q, payload: { offline: input.offline } }).pipe(done)
+    if (input.media !== undefined) return c.media({ urlParams: q, payload: { media: input.media } }).pipe(done)
+    if (input.timezone !== undefined) return c.timezone({ urlParams: q, payload: { timezone: input.timezone } }).pipe(done)
+    if (input.locale !== undefined) return c.locale({ urlParams: q, payload: { locale: input.locale } }).pipe(done)
+    return c.device({ urlParams: q, payload: { name: input.device ?? "" } }).pipe(done)
+  }
+})
+
+export const download = defineTool({
+  name: "browser_download",
+  title: "Download",
+  description: "Click an element (ref) that starts a download and save the file in svc's downloads root as filename; " +
+    "answers its path. Without ref, wait for a download the page starts.",
+  input: Schema.Struct({
+    filename: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "the file name to save it as" }),
+    ref: opt(Schema.String.pipe(Schema.minLength(1)), "the element that starts the download"),
+    target: opt(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
+  }),
+  readOnly: false,
+  run: (input, env) => {
+    const ref = input.ref ?? input.target
+    const call = ref !== undefined
+      ? env.client.files.download({ urlParams: env.query, payload: { ref, filename: input.filename } })
+      : env.client.files.waitDownload({ urlParams: env.query, payload: { filename: input.filename } })
+    return call.pipe(Effect.map((r) => `Downloaded ${r.suggestedFilename} to ${r.path} (${r.bytes} bytes)`))
+  }
+})

@@ -1,0 +1,38 @@
+import * as B from "./browserTools.js"
+import * as I from "./inspectTools.js"
+import * as S from "./stateTools.js"
+import { tabs } from "./tabTools.js"
+import type { McpTool } from "./tool.js"
+
+/** Every tool `svc mcp` serves: Playwright MCP's names first, then svc's own. */
+export const ALL_TOOLS: ReadonlyArray<McpTool> = [
+  B.navigate,
+  B.navigateBack,
+  B.snapshot,
+  B.click,
+  B.type,
+  B.pressKey,
+  B.hover,
+  B.drag,
+  B.selectOption,
+  B.fillForm,
+  I.fileUpload,
+  I.handleDialog,
+  B.evaluate,
+  B.waitFor,
+  B.takeScreenshot,
+  tabs,
+  I.consoleMessages,
+  I.networkRequests,
+  B.pdfSave,
+  B.close,
+  S.resize,
+  I.pageErrors,
+  I.trace,
+  S.status,
+  S.profiles,
+  S.cookies,
+  S.storage,
+  S.emulate,
+  S.download
+]

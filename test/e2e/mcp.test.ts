@@ -1,0 +1,246 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  baseEnv,
+  freeCdpPort,
+  freeGatewayPort,
+  type Gateway,
+  makeStateDir,
+  pidAlive,
+  servePages,
+  startGateway,
+  SVC_BIN,
+  waitUntil
+} from "../support/gateway.js"
+
+// `svc mcp` driven by the official MCP SDK client over stdio, as an agent's MCP client drives it: the real
+// bin/svc, a gateway it brings up itself (or the one already running), real Chromium, pages served here.
+
+const form = `<!doctype html><title>Form</title>
+<p id="status">idle</p>
+<button onclick="document.getElementById('status').textContent = 'clicked ' + (++window.n)">Increment counter</button>
+<a href="/other">Other page</a>
+<script>window.n = 0</script>`
+const other = `<!doctype html><title>Other</title><h1>Other page</h1><button>Lonely</button>`
+
+interface Content {
+  readonly type: string
+  readonly text?: string
+  readonly data?: string
+  readonly mimeType?: string
+}
+interface Result {
+  readonly content: ReadonlyArray<Content>
+  readonly isError?: boolean
+}
+
+const textOf = (r: Result) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n")
+
+interface Session {
+  readonly client: Client
+  readonly transport: StdioClientTransport
+  readonly stderr: () => string
+  readonly call: (name: string, args?: Record<string, unknown>) => Promise<Result>
+}
+
+const connect = async (env: NodeJS.ProcessEnv, args: ReadonlyArray<string> = []): Promise<Session> => {
+  const transport = new StdioClientTransport({
+    command: SVC_BIN,
+    args: ["mcp", ...args],
+    env: env as Record<string, string>,
+    stderr: "pipe"
+  })
+  let stderr = ""
+  transport.stderr?.on("data", (d) => (stderr += d))
+  const client = new Client({ name: "svc-e2e", version: "1.0.0" })
+  await client.connect(transport)
+  return {
+    client,
+    transport,
+    stderr: () => stderr,
+    call: async (name, a = {}) => (await client.callTool({ name, arguments: a })) as unknown as Result
+  }
+}
+
+const refOf = (snapshot: string, line: RegExp): string => {
+  const found = snapshot.split("\n").find((l) => line.test(l))
+  const ref = found === undefined ? undefined : /\[ref=([^\]\s]+)\]/.exec(found)?.[1]
+  if (ref === undefined) throw new Error(`no ${line} with a ref in:\n${snapshot}`)
+  return ref
+}
+
+describe("svc mcp with no gateway running", () => {
+  let pages: Awaited<ReturnType<typeof servePages>>
+  let stateDir: string
+  let session: Session
+
+  beforeAll(async () => {
+    pages = await servePages({ "/form": form, "/other": other })
+    stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
+    session = await connect(baseEnv(stateDir, await freeGatewayPort()))
+  }, 60_000)
+  afterAll(async () => {
+    await session?.client.close()
+    await pages?.close()
+  })
+
+  it("lists the tools with object input schemas and truthful annotations", async () => {
+    const { tools } = await session.client.listTools()
+    const names = tools.map((t) => t.name)
+    for (
+      const name of [
+        "browser_navigate",
+        "browser_navigate_back",
+        "browser_snapshot",
+        "browser_click",
+        "browser_type",
+        "browser_press_key",
+        "browser_hover",
+        "browser_drag",
+        "browser_select_option",
+        "browser_fill_form",
+        "browser_file_upload",
+        "browser_handle_dialog",
+        "browser_evaluate",
+        "browser_wait_for",
+        "browser_take_screenshot",
+        "browser_tabs",
+        "browser_console_messages",
+        "browser_network_requests",
+        "browser_pdf_save",
+        "browser_close",
+        "browser_cookies",
+        "browser_storage",
+        "browser_emulate",
+        "browser_download",
+        "browser_trace",
+        "browser_profiles"
+      ]
+    ) expect(names).toContain(name)
+    for (const tool of tools) expect(tool.inputSchema.type, tool.name).toBe("object")
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    expect(byName.get("browser_snapshot")!.annotations).toMatchObject({ readOnlyHint: true })
+    expect(byName.get("browser_click")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    expect(byName.get("browser_click")!.inputSchema.properties).toHaveProperty("ref")
+    expect(byName.get("browser_click")!.inputSchema.properties).toHaveProperty("target")
+    expect(byName.get("browser_navigate")!.inputSchema.required).toEqual(["url"])
+  })
+
+  it("navigates, snapshots with refs, clicks by ref and the page changes", async () => {
+    const nav = await session.call("browser_navigate", { url: pages.url("/form") })
+    expect(nav.isError, textOf(nav)).toBeFalsy()
+    expect(textOf(nav)).toContain(`Navigated to ${pages.url("/form")}`)
+
+    const snap = await session.call("browser_snapshot")
+    expect(snap.isError).toBeFalsy()
+    expect(snap.content[0]!.type).toBe("text")
+    const text = textOf(snap)
+    // Plain text as the control API writes it (not a quoted JSON string).
+    expect(text).toMatch(/^\s*- button "Increment counter" \[ref=[^\]]+\]/m)
+    const ref = refOf(text, /button "Increment counter"/)
+
+    const click = await session.call("browser_click", { ref, element: "Increment counter button" })
+    expect(click.isError, textOf(click)).toBeFalsy()
+    expect(textOf(click)).toContain("Clicked Increment counter button")
+    // `target` is ref's synonym.
+    expect((await session.call("browser_click", { target: ref })).isError).toBeFalsy()
+
+    const status = await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })
+    expect(textOf(status)).toBe('"clicked 2"')
+  })
+
+  it("answers a screenshot as a PNG image part", async () => {
+    const shot = await session.call("browser_take_screenshot")
+    expect(shot.isError, textOf(shot)).toBeFalsy()
+    const image = shot.content.find((c) => c.type === "image")!
+    expect(image.mimeType).toBe("image/png")
+    const png = Buffer.from(image.data!, "base64")
+    expect(png.toString("hex", 0, 8)).toBe("89504e470d0a1a0a")
+    expect(png.toString("ascii", 12, 16)).toBe("IHDR")
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)]
+    expect(width).toBeGreaterThan(100)
+    expect(height).toBeGreaterThan(100)
+    expect(textOf(shot)).toContain(`${width}×${height}`)
+  })
+
+  it("refuses a stale ref at once, saying to take a new snapshot", async () => {
+    await session.call("browser_navigate", { url: pages.url("/form") })
+    const ref = refOf(textOf(await session.call("browser_snapshot")), /button "Increment counter"/)
+    await session.call("browser_navigate", { url: pages.url("/other") })
+    const t0 = performance.now()
+    const stale = await session.call("browser_click", { ref })
+    expect(performance.now() - t0).toBeLessThan(2_000)
+    expect(stale.isError).toBe(true)
+    expect(textOf(stale)).toMatch(/snapshot/)
+    expect(textOf(stale)).toContain("browser_snapshot")
+  })
+
+  it("names the bad argument", async () => {
+    const missing = await session.call("browser_navigate", {})
+    expect(missing.isError).toBe(true)
+    expect(textOf(missing)).toContain("url is missing")
+    const wrong = await session.call("browser_snapshot", { depth: "deep" })
+    expect(wrong.isError).toBe(true)
+    expect(textOf(wrong)).toMatch(/depth: expected/)
+    const noRef = await session.call("browser_click", {})
+    expect(noRef.isError).toBe(true)
+    expect(textOf(noRef)).toContain("ref is missing")
+  })
+
+  it("after the client closes stdin, nothing it started is left running", async () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8")) as { pid: number }
+    const status = JSON.parse(textOf(await session.call("browser_status"))) as { pid: number | null; running: boolean }
+    expect(status.running).toBe(true)
+    const chromium = status.pid!
+    expect(lock.pid).toBe(session.transport.pid)
+    expect(pidAlive(lock.pid) && pidAlive(chromium)).toBe(true)
+    await session.client.close()
+    await waitUntil(() => !pidAlive(lock.pid) && !pidAlive(chromium), 15_000)
+    // It went because stdin closed, not because the client had to signal it.
+    expect(session.stderr()).toContain("stdin closed")
+    expect(fs.existsSync(path.join(stateDir, "gateway.lock"))).toBe(false)
+  })
+})
+
+describe("svc mcp with a gateway already running", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+
+  beforeAll(async () => {
+    pages = await servePages({ "/form": form })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+  }, 60_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("uses it, and leaves it (and its browser) running after close", async () => {
+    const session = await connect(gw.env)
+    const nav = await session.call("browser_navigate", { url: pages.url("/form") })
+    expect(nav.isError, textOf(nav)).toBeFalsy()
+    const status = JSON.parse(textOf(await session.call("browser_status"))) as { pid: number }
+    await session.client.close()
+    await waitUntil(() => session.stderr().includes("stdin closed"), 10_000)
+    expect(pidAlive(gw.process.pid!)).toBe(true)
+    expect(pidAlive(status.pid)).toBe(true)
+    // The tab it opened is the gateway's, still there.
+    const tabs = await gw.svc("browser", "tabs", "--json")
+    expect(tabs.code).toBe(0)
+    expect(JSON.parse(tabs.stdout).tabs.map((t: { url: string }) => t.url)).toContain(pages.url("/form"))
+  })
+
+  it("--browser-profile picks the profile every tool uses; --sandbox the `sandbox` one", async () => {
+    const relay = await connect(gw.env, ["--browser-profile", "relay"])
+    const status = JSON.parse(textOf(await relay.call("browser_status"))) as { profile: string }
+    expect(status.profile).toBe("relay")
+    await relay.client.close()
+    const sandboxed = await connect(gw.env, ["--sandbox"])
+    const sandbox = JSON.parse(textOf(await sandboxed.call("browser_status"))) as { profile: string; driver: string }
+    expect(sandbox).toMatchObject({ profile: "sandbox", driver: "managed" })
+    await sandboxed.client.close()
+  })
+})

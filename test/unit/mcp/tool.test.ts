@@ -1,0 +1,76 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { toolHints } from "../../../src/mcp/failures.js"
+import { defineTool, elementRef, inputJsonSchema, type ToolEnv } from "../../../src/mcp/tool.js"
+import { ALL_TOOLS } from "../../../src/mcp/tools.js"
+
+// The MCP tools' edges: the schemas clients see, bad arguments named, the CLI's hints turned into tools.
+
+const env = { client: {} as ToolEnv["client"], query: {}, readFile: () => Effect.die("unused") } satisfies ToolEnv
+
+const echo = defineTool({
+  name: "echo",
+  title: "Echo",
+  description: "says what it got",
+  input: Schema.Struct({ url: Schema.String, depth: Schema.optional(Schema.Int.pipe(Schema.between(1, 10))) }),
+  readOnly: true,
+  run: (input) => Effect.succeed(JSON.stringify(input))
+})
+
+const textOf = (r: { readonly content: ReadonlyArray<unknown> }) =>
+  r.content.map((c) => (c as { text?: string }).text ?? "").join("\n")
+
+describe("MCP tools", () => {
+  it("every input schema is a flat object without refinement titles", () => {
+    for (const { tool } of ALL_TOOLS) {
+      const schema = tool.inputSchema as Record<string, unknown>
+      expect(schema.type, tool.name).toBe("object")
+      expect(schema).not.toHaveProperty("anyOf")
+      expect(schema).not.toHaveProperty("$schema")
+      expect(JSON.stringify(schema), tool.name).not.toMatch(/"title":"minLength/)
+    }
+    expect(inputJsonSchema(Schema.Struct({}))).toEqual({ type: "object", properties: {}, additionalProperties: false })
+  })
+
+  it("tool names are unique and snake_case under browser_", () => {
+    const names = ALL_TOOLS.map((t) => t.tool.name)
+    expect(new Set(names).size).toBe(names.length)
+    for (const name of names) expect(name).toMatch(/^browser_[a-z_]+$/)
+  })
+
+  it("read-only tools are never destructive; annotations follow the spec", () => {
+    for (const { tool } of ALL_TOOLS) {
+      if (tool.annotations?.readOnlyHint === true) expect(tool.annotations.destructiveHint, tool.name).toBe(false)
+    }
+  })
+
+  it.effect("a bad argument is an isError answer naming it", () =>
+    Effect.gen(function*() {
+      const missing = yield* echo.handle({}, env)
+      expect(missing.isError).toBe(true)
+      expect(textOf(missing)).toBe("invalid arguments for echo: url is missing")
+      const wrong = yield* echo.handle({ url: "x", depth: 0 }, env)
+      expect(wrong.isError).toBe(true)
+      expect(textOf(wrong)).toMatch(/^invalid arguments for echo: depth: /)
+      const ok = yield* echo.handle({ url: "x" }, env)
+      expect(ok.isError).toBeUndefined()
+      expect(textOf(ok)).toBe('{"url":"x"}')
+      // No arguments at all is an empty object, not a crash.
+      expect(textOf(yield* echo.handle(undefined, env))).toContain("url is missing")
+    }))
+
+  it.effect("ref, or target as its synonym; neither is named", () =>
+    Effect.gen(function*() {
+      expect(yield* elementRef({ ref: "12" })).toBe("12")
+      expect(yield* elementRef({ target: "e3" })).toBe("e3")
+      expect(yield* elementRef({ ref: "12", target: "e3" })).toBe("12")
+      const neither = yield* Effect.flip(elementRef({}))
+      expect(neither.message).toMatch(/^ref is missing/)
+    }))
+
+  it("the gateway's hints name tools instead of CLI commands", () => {
+    expect(toolHints("take a fresh snapshot (`svc browser snapshot`, or `svc browser snapshot --interactive`) and use a [ref=…] from it"))
+      .toBe("take a fresh snapshot (browser_snapshot, or browser_snapshot {interactive: true}) and use a [ref=…] from it")
+    expect(toolHints("arm it with `svc browser dialog --accept`")).toBe("arm it with browser_handle_dialog")
+  })
+})
