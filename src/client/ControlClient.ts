@@ -17,30 +17,37 @@ export class UnexpectedResponse extends Data.TaggedError("UnexpectedResponse")<{
 const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text)
 
 /**
- * The typed client of the control API, pointed at the gateway this state dir belongs to, and the status
- * of the last answer it received (for `--json` errors).
+ * The typed client of the control API at `baseUrl` with these credentials, and the status of the last
+ * answer it received (for `--json` errors).
  */
+export const makeControlClientAt = (connection: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }) =>
+  Effect.gen(function*() {
+    let lastStatus: number | undefined
+    const client = yield* HttpApiClient.make(ControlApi, {
+      baseUrl: connection.baseUrl,
+      transformClient: (client) =>
+        client.pipe(
+          HttpClient.mapRequest(HttpClientRequest.setHeaders(connection.headers)),
+          HttpClient.tap((response) => Effect.sync(() => void (lastStatus = response.status)))
+        ),
+      transformResponse: (decode) =>
+        Effect.mapError(decode, (e) =>
+          ParseResult.isParseError(e)
+            ? new UnexpectedResponse({
+              status: lastStatus,
+              message: `the gateway's answer (HTTP ${lastStatus ?? "?"}) does not match this CLI's schema; is the gateway ` +
+                `another version of svc? (${clip(describeIssues(ParseResult.ArrayFormatter.formatErrorSync(e)))})`
+            })
+            : e)
+    })
+    return { client, lastStatus: () => lastStatus }
+  })
+
+/** The typed client pointed at the gateway this state dir belongs to (see makeControlClientAt). */
 export const makeControlClient = Effect.gen(function*() {
   const connection = yield* findConnection
-  let lastStatus: number | undefined
-  const client = yield* HttpApiClient.make(ControlApi, {
-    baseUrl: connection.baseUrl,
-    transformClient: (client) =>
-      client.pipe(
-        HttpClient.mapRequest(HttpClientRequest.setHeaders(connection.headers)),
-        HttpClient.tap((response) => Effect.sync(() => void (lastStatus = response.status)))
-      ),
-    transformResponse: (decode) =>
-      Effect.mapError(decode, (e) =>
-        ParseResult.isParseError(e)
-          ? new UnexpectedResponse({
-            status: lastStatus,
-            message: `the gateway's answer (HTTP ${lastStatus ?? "?"}) does not match this CLI's schema; is the gateway ` +
-              `another version of svc? (${clip(describeIssues(ParseResult.ArrayFormatter.formatErrorSync(e)))})`
-          })
-          : e)
-  })
-  return { client, connection, lastStatus: () => lastStatus }
+  const { client, lastStatus } = yield* makeControlClientAt(connection)
+  return { client, connection, lastStatus }
 })
 
 export type ControlClient = Effect.Effect.Success<typeof makeControlClient>["client"]

@@ -47,7 +47,7 @@ const profileOf = (options: McpRunOptions) =>
     )
     : Effect.succeed(options.sandbox ? "sandbox" : options.profile)
 
-const serve = (profile: string | undefined) =>
+const serve = (profile: string | undefined, sandboxed: boolean) =>
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
     const ready = yield* Deferred.make<ToolEnv, McpRunError>()
@@ -72,6 +72,7 @@ const serve = (profile: string | undefined) =>
       yield* Deferred.succeed(ready, {
         client: attached.right.client,
         query: profile !== undefined ? { profile } : {},
+        sandboxed,
         readFile
       })
     }
@@ -92,7 +93,7 @@ const serve = (profile: string | undefined) =>
 export const runMcp = (options: McpRunOptions): Effect.Effect<void, McpRunError, FileSystem.FileSystem | HttpClient.HttpClient> =>
   Effect.suspend(() => {
     consoleToStderr()
-    return Effect.flatMap(profileOf(options), serve)
+    return Effect.flatMap(profileOf(options), (profile) => serve(profile, options.sandbox))
   })
 
 /** The McpRunner of the full runtime: this process serves MCP (and runs the gateway when none is running). */

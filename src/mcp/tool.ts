@@ -12,6 +12,8 @@ import { describeFailure } from "./failures.js"
 export interface ToolEnv {
   readonly client: ControlClient
   readonly query: { readonly profile?: string }
+  /** `svc mcp --sandbox`: the session may drive only the sandbox browser (see agent/tool/targetRouting.ts). */
+  readonly sandboxed: boolean
   /** The bytes of a file the gateway wrote (a screenshot): the gateway runs on this machine. */
   readonly readFile: (path: string) => Effect.Effect<Uint8Array, ToolFailure>
 }

@@ -1,10 +1,11 @@
+import { browserTool } from "./browserTool.js"
 import * as B from "./browserTools.js"
 import * as I from "./inspectTools.js"
 import * as S from "./stateTools.js"
 import { tabs } from "./tabTools.js"
 import type { McpTool } from "./tool.js"
 
-/** Every tool `svc mcp` serves: Playwright MCP's names first, then svc's own. */
+/** Every tool `svc mcp` serves: Playwright MCP's names first, then svc's own, and its agent tool `browser`. */
 export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.navigate,
   B.navigateBack,
@@ -34,5 +35,6 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   S.cookies,
   S.storage,
   S.emulate,
-  S.download
+  S.download,
+  browserTool
 ]

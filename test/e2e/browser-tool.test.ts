@@ -2,7 +2,8 @@ import { FileSystem } from "@effect/platform"
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type BrowserToolSession, makeBrowserTool, makeControlApiClient } from "../../src/agent/tool/BrowserTool.js"
+import { type BrowserToolSession, makeBrowserTool } from "../../src/agent/tool/BrowserTool.js"
+import { makeControlClientAt } from "../../src/client/ControlClient.js"
 import type { ToolResult } from "../../src/agent/tool/toolResult.js"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 
@@ -39,8 +40,12 @@ describe("the browser tool", () => {
     })
     const tool = await Effect.runPromise(
       Effect.gen(function*() {
-        const client = yield* makeControlApiClient(`http://127.0.0.1:${gw.controlPort}`, { authorization: `Bearer ${gw.token()}` })
-        return makeBrowserTool(client, yield* FileSystem.FileSystem)
+        const { client } = yield* makeControlClientAt({
+          baseUrl: `http://127.0.0.1:${gw.controlPort}`,
+          headers: { authorization: `Bearer ${gw.token()}` }
+        })
+        const fs = yield* FileSystem.FileSystem
+        return makeBrowserTool(client, (path) => fs.readFile(path))
       }).pipe(Effect.provide(Layer.merge(NodeHttpClient.layer, NodeFileSystem.layer)))
     )
     call = (params, session = host) => Effect.runPromise(tool.run(params, session))

@@ -233,6 +233,28 @@ describe("svc mcp with a gateway already running", () => {
     expect(JSON.parse(tabs.stdout).tabs.map((t: { url: string }) => t.url)).toContain(pages.url("/form"))
   })
 
+  it("serves the agent tool `browser`: a --sandbox session drives the sandbox browser and may not reach the host's", async () => {
+    const sandboxed = await connect(gw.env, ["--sandbox"])
+    try {
+      const refused = await sandboxed.call("browser", { action: "tabs", target: "host" })
+      expect(refused.isError).toBe(true)
+      expect(textOf(refused)).toContain("agents.defaults.sandbox.browser.allowHostControl")
+      const opened = await sandboxed.call("browser", { action: "open", url: pages.url("/form") })
+      expect(opened.isError, textOf(opened)).toBe(false)
+      const snap = textOf(await sandboxed.call("browser", { action: "snapshot" }))
+      expect(snap).toMatch(/\[ref=\d+\]/)
+      expect(snap).toContain("ai snapshot of tab")
+      const tabs = textOf(await sandboxed.call("browser", { action: "tabs" }))
+      expect(tabs).toContain(`"profile": "sandbox"`)
+      const bad = await sandboxed.call("browser", { action: "fly" })
+      expect(bad.isError).toBe(true)
+      expect(textOf(bad)).toMatch(/action: /)
+      await sandboxed.call("browser", { action: "stop" })
+    } finally {
+      await sandboxed.client.close()
+    }
+  })
+
   it("--browser-profile picks the profile every tool uses; --sandbox the `sandbox` one", async () => {
     const relay = await connect(gw.env, ["--browser-profile", "relay"])
     const status = JSON.parse(textOf(await relay.call("browser_status"))) as { profile: string }

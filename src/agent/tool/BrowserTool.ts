@@ -1,6 +1,5 @@
-import { FileSystem, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
-import { ControlApi } from "../../api/ControlApi.js"
+import type { ControlClient } from "../../client/ControlClient.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
@@ -9,15 +8,6 @@ import { actText, errorResult, jsonText, snapshotText, textResult, type ToolResu
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
 // (targetRouting.ts), then one or more calls of the control API through its typed client: the same
 // services as every other surface, never a second implementation.
-
-/** The typed client of the control API, pointed at a gateway with its credentials. */
-export const makeControlApiClient = (baseUrl: string, headers: Readonly<Record<string, string>>) =>
-  HttpApiClient.make(ControlApi, {
-    baseUrl,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.setHeaders(headers))
-  })
-
-export type ControlApiClient = Effect.Effect.Success<ReturnType<typeof makeControlApiClient>>
 
 /** Who calls, and the settings routing reads. */
 export interface BrowserToolSession {
@@ -73,7 +63,11 @@ const toActRequest = (r: BrowserToolActRequest, targetId: string | undefined, af
   })
 }
 
-export const makeBrowserTool = (client: ControlApiClient, fs: FileSystem.FileSystem) => {
+/**
+ * The tool over a gateway's typed client; `readFile` gives the bytes of a file the gateway wrote (its
+ * screenshots), which are on this machine.
+ */
+export const makeBrowserTool = (client: ControlClient, readFile: (path: string) => Effect.Effect<Uint8Array, unknown>) => {
   const run = (raw: unknown, session: BrowserToolSession): Effect.Effect<ToolResult> =>
     Effect.gen(function*() {
       const decoded = decodeParams(raw)
@@ -151,7 +145,7 @@ export const makeBrowserTool = (client: ControlApiClient, fs: FileSystem.FileSys
               urlParams: q,
               payload: { ...tab, ...(p.fullPage !== undefined ? { fullPage: p.fullPage } : {}), ...(p.ref !== undefined ? { ref: p.ref } : {}) }
             })
-            const png = yield* fs.readFile(shot.path)
+            const png = yield* readFile(shot.path)
             return {
               content: [
                 { type: "image", data: png, mimeType: "image/png" },

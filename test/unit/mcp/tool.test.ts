@@ -6,7 +6,7 @@ import { ALL_TOOLS } from "../../../src/mcp/tools.js"
 
 // The MCP tools' edges: the schemas clients see, bad arguments named, the CLI's hints turned into tools.
 
-const env = { client: {} as ToolEnv["client"], query: {}, readFile: () => Effect.die("unused") } satisfies ToolEnv
+const env = { client: {} as ToolEnv["client"], query: {}, sandboxed: false, readFile: () => Effect.die("unused") } satisfies ToolEnv
 
 const echo = defineTool({
   name: "echo",
@@ -32,10 +32,11 @@ describe("MCP tools", () => {
     expect(inputJsonSchema(Schema.Struct({}))).toEqual({ type: "object", properties: {}, additionalProperties: false })
   })
 
-  it("tool names are unique and snake_case under browser_", () => {
+  it("tool names are unique and snake_case under browser_, beside the agent tool `browser`", () => {
     const names = ALL_TOOLS.map((t) => t.tool.name)
     expect(new Set(names).size).toBe(names.length)
-    for (const name of names) expect(name).toMatch(/^browser_[a-z_]+$/)
+    for (const name of names) expect(name).toMatch(/^browser(_[a-z_]+)?$/)
+    expect(names).toContain("browser")
   })
 
   it("read-only tools are never destructive; annotations follow the spec", () => {
