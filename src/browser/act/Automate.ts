@@ -100,7 +100,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
               "--efficient, which make a role snapshot (use --format role, or leave --format out)"
           })
         }
-        const { page, tab, target } = yield* pageOf(query.profile, query.targetId)
+        const { page, tab, target } = yield* timed("tab")(pageOf(query.profile, query.targetId))
         return yield* turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
           format,
           limit: query.limit,

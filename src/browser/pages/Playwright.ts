@@ -468,8 +468,20 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const attach = (profile: string, endpoint: CdpEndpoint) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
+    /**
+     * The page of a tab the connection already knows, and still open; undefined otherwise (without a round
+     * trip: the callers that get one skip looking the tab up in the browser's list).
+     */
+    const knownPage = (profileName: string, targetId: string): Page | undefined => {
+      const conn = connections.get(profileName)
+      if (conn === undefined || !conn.browser.isConnected()) return undefined
+      const found = conn.byTarget.get(targetId)
+      return found !== undefined && !found.isClosed() ? found : undefined
+    }
+
     return {
       page,
+      knownPage,
       attach,
       disconnect,
       navigations,

@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { BrowserManager } from "../launch/BrowserManager.js"
 import { PlaywrightSessions } from "./Playwright.js"
 import { Tabs } from "./Tabs.js"
 
@@ -6,10 +7,20 @@ import { Tabs } from "./Tabs.js"
 export class TabPages extends Effect.Service<TabPages>()("svc/TabPages", {
   effect: Effect.gen(function*() {
     const tabs = yield* Tabs
+    const browsers = yield* BrowserManager
     const sessions = yield* PlaywrightSessions
     const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
       Effect.gen(function*() {
-        const { endpoint, profile, target } = yield* tabs.resolveTarget(profileName, targetId)
+        // A tab the automation library already has open is used as it is: no look at the browser's list.
+        const { endpoint, profile } = yield* browsers.endpoint(profileName)
+        const id = targetId ?? Option.getOrUndefined(yield* browsers.currentTab(profile.name))
+        const known = id !== undefined ? sessions.knownPage(profile.name, id) : undefined
+        if (id !== undefined && known !== undefined) {
+          const page = yield* sessions.page(profile.name, endpoint, id)
+          const target = { targetId: id, url: page.url(), title: "", type: "page" }
+          return { profile, target, page, tab: { profile: profile.name, targetId: id } }
+        }
+        const { target } = yield* tabs.resolveTarget(profileName, targetId)
         const page = yield* sessions.page(profile.name, endpoint, target.targetId)
         return { profile, target, page, tab: { profile: profile.name, targetId: target.targetId } }
       })

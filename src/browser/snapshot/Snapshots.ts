@@ -1,6 +1,7 @@
 import { Effect, Fiber } from "effect"
 import type { Page } from "playwright-core"
 import { BrowserUnavailable, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { timed } from "../../platform/serverTiming.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Refs, type TabRef } from "../act/Refs.js"
 import { type RenderedAi, renderAiSnapshot } from "./AiSnapshot.js"
@@ -149,15 +150,16 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         // Asked alongside the snapshot: the browser process answers it while the page is busy.
         const title = yield* Effect.fork(sessions.title(page))
         // What the ARIA text leaves out (password fields, collapsed controls, editors), read beside it.
-        const controls = yield* Effect.fork(readPageControls(page))
+        const controls = yield* Effect.fork(timed("controls")(readPageControls(page)))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
           const raw = yield* Effect.tryPromise({
             try: () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }),
             catch: failed
-          })
+          }).pipe(timed("aria"))
           const folded = foldControlState(raw, yield* Fiber.join(controls))
           rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor }))
+            .pipe(timed("render"))
         } else {
           const within = o.frame !== undefined ? page.frameLocator(o.frame) : undefined
           const target = within !== undefined

@@ -109,6 +109,7 @@ const setup = () => {
   const sessions = Layer.succeed(
     PlaywrightSessions,
     PlaywrightSessions.make({
+      knownPage: () => undefined,
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
