@@ -1,0 +1,118 @@
+import { Effect, Layer } from "effect"
+import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from "playwright-core"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+import { type Decision, hasLists, type PolicySettings } from "./checkUrl.js"
+import { NavigationPolicy } from "./NavigationPolicy.js"
+
+// The policy where the page itself sends the browser somewhere, on the library's connection:
+// - every document request of a page (a link, a form, a redirect hop, `location = …`) is paused on a CDP
+//   session of our own that intercepts documents only, and refused ones fail as blocked by the client. The
+//   library's own routing never sees redirect hops (it lets them through), and intercepting documents only
+//   leaves the page's other requests and the HTTP cache alone.
+// - the library's routing on each browser context catches what starts before such a session can exist: the
+//   first request of a tab the page opens (window.open, target=_blank), which is closed when refused. With
+//   browser.allowedDomains or blockedDomains set it sees every request (images, scripts, fetch) and aborts
+//   the refused ones; without, only requests to this machine and to metadata addresses are routed.
+// Refused main-frame navigations are logged in the policy, so the request that caused one answers 403.
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** URLs whose host may be this machine or a metadata service (the policy decides; this only narrows). */
+const localOrMetadataUrl = (s: PolicySettings): RegExp => {
+  const hosts = [
+    "localhost",
+    "[^/?#@]*\\.localhost",
+    "127(?:\\.\\d{1,3}){3}",
+    "0\\.0\\.0\\.0",
+    "\\[[^\\]/]*\\]",
+    "169\\.254\\.169\\.254",
+    "169\\.254\\.170\\.2",
+    "100\\.100\\.100\\.200",
+    "metadata\\.google\\.internal",
+    "metadata",
+    ...[...s.interfaces].filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)).map(escape)
+  ]
+  return new RegExp(`^[a-z][a-z0-9+.-]*://(?:[^/?#@]*@)?(?:${hosts.join("|")})\\.?(?::\\d+)?(?:[/?#]|$)`, "i")
+}
+
+/** A request's frame; none for a service worker's (the library throws there). */
+const frameOf = (r: Request): Frame | undefined => {
+  try {
+    return r.frame()
+  } catch {
+    return undefined
+  }
+}
+
+export const PolicyRouting = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const sessions = yield* PlaywrightSessions
+    const policy = yield* NavigationPolicy
+    const decideNow = (url: string) => Effect.runSync(policy.decide(url))
+
+    /**
+     * Logs a refused main-frame navigation. A tab the page opened, refused before it showed anything, is
+     * closed: no tab is left on (or blank from) a refused URL, and its opener's request says so.
+     */
+    const refusedMainFrame = async (page: Page, url: string, decision: Extract<Decision, { allowed: false }>) => {
+      const opener = await page.opener().catch(() => null)
+      const fresh = opener !== null && (page.url() === "" || page.url() === "about:blank")
+      policy.record({ page, opener: opener ?? undefined, url, decision, closedTab: fresh })
+      if (fresh) await page.close().catch(() => undefined)
+    }
+
+    /** Per page: its document interception, set up once (page() waits for it before handing the page out). */
+    const guarded = new WeakMap<Page, Promise<void>>()
+    const guard = (page: Page): Promise<void> => {
+      const known = guarded.get(page)
+      if (known !== undefined) return known
+      const setUp = (async () => {
+        const session: CDPSession = await page.context().newCDPSession(page)
+        const { targetInfo } = await session.send("Target.getTargetInfo")
+        session.on("Fetch.requestPaused", (event) => {
+          const decision = decideNow(event.request.url)
+          if (decision.allowed) {
+            session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
+            return
+          }
+          // A refused main-frame load is cancelled (the tab stays on its page, no error page); a frame's fails.
+          const mainFrame = event.frameId === targetInfo.targetId
+          session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
+            .catch(() => undefined)
+          if (mainFrame) void refusedMainFrame(page, event.request.url, decision)
+        })
+        await session.send("Fetch.enable", {
+          patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Request" }]
+        })
+      })().catch(() => undefined) // a page that closes meanwhile needs no guard
+      guarded.set(page, setUp)
+      return setUp
+    }
+
+    const onRoute = async (route: Route, request: Request) => {
+      const decision = decideNow(request.url())
+      if (decision.allowed) return route.fallback().catch(() => undefined)
+      const frame = frameOf(request)
+      // A navigation whose frame the library does not know yet is a new tab's first load.
+      const newTab = request.isNavigationRequest() && frame === undefined
+      const mainFrame = newTab || (frame !== undefined && request.isNavigationRequest() && frame.parentFrame() === null)
+      if (newTab) {
+        // Its opener is not known here: the request that opened it claims it (NavigationPolicy.refusedSince).
+        policy.record({ page: undefined, opener: undefined, url: request.url(), decision, closedTab: false })
+      }
+      await route.abort(mainFrame ? "aborted" : "blockedbyclient").catch(() => undefined)
+      if (newTab) return
+      const page = frame !== undefined && mainFrame ? frame.page() : undefined
+      if (page) await refusedMainFrame(page, request.url(), decision)
+    }
+
+    const route = (context: BrowserContext) => {
+      const settings = Effect.runSync(policy.settings)
+      void context.route(hasLists(settings) ? "**" : localOrMetadataUrl(settings), onRoute).catch(() => undefined)
+    }
+
+    yield* sessions.onContext((_profile, context) => route(context))
+    yield* sessions.onPage((_profile, page) => void guard(page))
+    yield* sessions.beforeHandOut((_profile, _targetId, page) => Effect.promise(() => guard(page)))
+  })
+)
