@@ -70,7 +70,13 @@ export const PolicyRouting = Layer.scopedDiscard(
         const session: CDPSession = await page.context().newCDPSession(page)
         const { targetInfo } = await session.send("Target.getTargetInfo")
         session.on("Fetch.requestPaused", (event) => {
-          const decision = decideNow(event.request.url)
+          let decision: Decision
+          try {
+            decision = decideNow(event.request.url)
+          } catch {
+            // A paused request must be answered; one the policy cannot judge is not let through.
+            decision = { allowed: false, rule: "scheme", message: `${event.request.url} could not be checked` }
+          }
           if (decision.allowed) {
             session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
             return
