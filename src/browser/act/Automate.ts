@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
-import { Forbidden, InvalidRequest, NavigationBlocked } from "../../domain/errors.js"
+import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
@@ -15,7 +15,7 @@ import { TabPages } from "../pages/TabPages.js"
 import { Tabs } from "../pages/Tabs.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { redactSecrets } from "../../platform/redact.js"
-import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js"
+import { NavigationPolicy } from "../policy/NavigationPolicy.js"
 import { normaliseNavigationUrl } from "./inputs.js"
 
 /** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
@@ -147,13 +147,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
       Effect.gen(function*() {
         yield* policy.check(yield* normaliseNavigationUrl(request.url))
         const { page, target } = yield* pageOf(profileName, request.targetId)
-        const mark = yield* policy.mark
-        const r = yield* Effect.either(actions.navigate(page, request.url))
-        // A redirect the policy refused fails the load: say why, not only that it failed.
-        const refused = yield* policy.refusedSince(mark, page)
-        if (refused.length > 0) return yield* blockedOnTheWay(`navigate ${redactSecrets(request.url)}`, refused)
-        if (r._tag === "Left") return yield* Effect.fail(r.left)
-        return { targetId: target.targetId, url: r.right.url, title: r.right.title, status: r.right.status ?? null }
+        const r = yield* policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url))
+        return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 
     /**
@@ -172,16 +167,30 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         Effect.map(Option.getOrElse(() => ({})))
       )
 
-    const act = (profileName: string | undefined, request: ActRequest) => {
-      // The page and the policy's log mark, once known: a refused navigation explains whatever the action hit.
-      let seen: { readonly page: Page; readonly mark: number } | undefined
-      return Effect.scoped(Effect.gen(function*() {
+    /**
+     * One action on the tab the request means; a navigation or new tab it caused that the navigation policy
+     * refused makes its answer that refusal (NavigationPolicy.duringAction).
+     */
+    const act = (profileName: string | undefined, request: ActRequest) =>
+      Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        return yield* policy.duringAction(request.kind, page, Effect.scoped(actOn(profileName, request, page, tab, target)), {
+          close: (targetId) => Effect.ignore(tabs.close(tab.profile, targetId)),
+          targets: () => Effect.runPromise(sessions.pageTargets(page))
+        })
+      })
+
+    const actOn = (
+      profileName: string | undefined,
+      request: ActRequest,
+      page: Page,
+      tab: TabRef,
+      target: { readonly targetId: string; readonly url: string }
+    ) =>
+      Effect.gen(function*() {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
         const watch = WATCHED.has(request.kind) ? yield* sideEffects.watch(tab, page) : undefined
-        const mark = yield* policy.mark
-        seen = { page, mark }
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref }))
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
@@ -270,34 +279,6 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const [, effects] = yield* Effect.all([refs.settle(tab), watch !== undefined ? watch.finish : Effect.succeed<ActionEffects>({})], {
           concurrency: 2
         })
-        // A navigation or new tab the action caused that the policy refused: the action was done, and its
-        // answer is the refusal (the tab stays on its page; a refused new tab is closed).
-        // A new tab with no URL is one whose first load has not committed: the routing may have refused it.
-        const unsettled = (effects.newTabs ?? []).filter((t) => t.url === "")
-        const refused = yield* policy.refusedSince(mark, page, {
-          newTabs: unsettled.length > 0,
-          waitMs: unsettled.length > 0 ? 2_000 : 0,
-          // An allowed first load shows the tab's URL soon; stop waiting then.
-          settled: () =>
-            Effect.runPromise(Effect.map(sessions.pageTargets(page), (targets) =>
-              unsettled.every((t) => (targets ?? []).some((x) => x.targetId === t.targetId && x.url !== ""))))
-        })
-        if (refused.length > 0) {
-          const closed = refused.some((e) => e.page === undefined)
-          if (closed) yield* Effect.forEach(unsettled, (t) => Effect.ignore(tabs.close(tab.profile, t.targetId)))
-          return yield* blockedOnTheWay(`${request.kind} was done, but${closed ? " it opened a new tab" : ""}`, refused, closed)
-        }
-        // A new tab whose refused first load the routing has not reported yet: closed and said here.
-        for (const opened of (effects.newTabs ?? []).filter((t) => t.url !== "")) {
-          const decision = yield* policy.decide(opened.url)
-          if (!decision.allowed) {
-            yield* Effect.ignore(tabs.close(tab.profile, opened.targetId))
-            return yield* new NavigationBlocked({
-              rule: decision.rule,
-              message: `${request.kind} was done, but it opened a new tab: ${decision.message}; the new tab was closed`
-            })
-          }
-        }
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
         return {
@@ -312,13 +293,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
           ...(yield* snapshotAfter(profileName, target.targetId, tab, page, request))
         } satisfies ActResult
-      })).pipe(
-        Effect.catchAll((error) =>
-          seen === undefined ? Effect.fail(error) : Effect.flatMap(policy.refusedSince(seen.mark, seen.page), (refused) =>
-            Effect.fail(refused.length > 0 ? blockedOnTheWay(`${request.kind} was done, but`, refused) : error))
-        )
-      )
-    }
+      })
 
     const highlight = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {

@@ -67,11 +67,11 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         yield* policy.check(normalised)
         if (browsers.automation.available && normalised !== "about:blank") {
           const blank = yield* cdp.openTab(endpoint, "about:blank")
+          const mark = yield* policy.mark
           const observed = yield* Effect.either(
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
               const page = yield* sessions.page(profile.name, endpoint, blank.targetId)
-              const mark = yield* policy.mark
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
               const failed = yield* Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))

@@ -26,6 +26,12 @@ export interface BlockedNavigation {
 
 const LOG_SIZE = 100
 
+/** A tab as an action's answer (and the browser) lists it. */
+interface NewTab {
+  readonly targetId: string
+  readonly url: string
+}
+
 const patterns = (list: ReadonlyArray<string> | undefined): ReadonlyArray<HostPattern> =>
   (list ?? []).flatMap((raw) => {
     const p = parseHostPattern(raw)
@@ -109,7 +115,69 @@ export class NavigationPolicy extends Effect.Service<NavigationPolicy>()("svc/Na
         }
       })
 
-    return { settings, decide, check, record, mark, refusedSince } as const
+    /**
+     * Runs a navigation of the page (navigate, open's first load): when the policy refused where it went on
+     * the way (a redirect hop), fails with that refusal instead of the load's own failure.
+     */
+    const during = <A, E, R>(what: string, page: Page, run: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const since = seq
+        const outcome = yield* Effect.either(run)
+        const refused = yield* refusedSince(since, page)
+        if (refused.length > 0) return yield* blockedOnTheWay(what, refused)
+        return outcome._tag === "Right" ? outcome.right : yield* Effect.fail(outcome.left)
+      })
+
+    /**
+     * Runs an action on the page: when a navigation or a new tab it caused was refused, the action was done
+     * and its answer is the refusal (the tab stays on its page; a refused new tab is closed with `close`).
+     * `targets` asks the browser for its tabs: a new tab with no URL yet may be one whose first load the
+     * routing is refusing, and is waited for (up to 2 s) until it has a URL or is refused.
+     */
+    const duringAction = <A, E, R>(
+      kind: string,
+      page: Page,
+      run: Effect.Effect<A, E, R>,
+      helpers: {
+        readonly close: (targetId: string) => Effect.Effect<void>
+        readonly targets: () => Promise<ReadonlyArray<NewTab> | undefined>
+      }
+    ) =>
+      Effect.gen(function*() {
+        const since = seq
+        const outcome = yield* Effect.either(run)
+        const answered = outcome._tag === "Right" ? (outcome.right as { readonly newTabs?: ReadonlyArray<NewTab> }) : {}
+        const newTabs = answered.newTabs ?? []
+        const unsettled = newTabs.filter((t) => t.url === "")
+        const refused = yield* refusedSince(since, page, {
+          newTabs: unsettled.length > 0,
+          waitMs: unsettled.length > 0 ? 2_000 : 0,
+          settled: async () => {
+            const now = await helpers.targets()
+            return unsettled.every((t) => (now ?? []).some((x) => x.targetId === t.targetId && x.url !== ""))
+          }
+        })
+        if (refused.length > 0) {
+          const closed = refused.some((e) => e.page === undefined)
+          if (closed) yield* Effect.forEach(unsettled, (t) => helpers.close(t.targetId))
+          return yield* blockedOnTheWay(`${kind} was done, but${closed ? " it opened a new tab" : ""}`, refused, closed)
+        }
+        if (outcome._tag === "Left") return yield* Effect.fail(outcome.left)
+        // A new tab whose refused first load the routing has not reported yet: closed and said here.
+        for (const opened of newTabs.filter((t) => t.url !== "")) {
+          const decision = checkUrl(settingsOf(yield* store.get), opened.url)
+          if (!decision.allowed) {
+            yield* helpers.close(opened.targetId)
+            return yield* new NavigationBlocked({
+              rule: decision.rule,
+              message: `${kind} was done, but it opened a new tab: ${decision.message}; the new tab was closed`
+            })
+          }
+        }
+        return outcome.right
+      })
+
+    return { settings, decide, check, record, mark, refusedSince, during, duringAction } as const
   })
 }) {}
 
