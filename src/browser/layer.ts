@@ -14,6 +14,8 @@ import { Files } from "./inspect/Files.js"
 import { Inspector } from "./inspect/Inspector.js"
 import { Observe } from "./inspect/Observe.js"
 import { PlaywrightSessions } from "./pages/Playwright.js"
+import { NavigationPolicy } from "./policy/NavigationPolicy.js"
+import { PolicyRouting } from "./policy/PolicyRouting.js"
 import { Profiles } from "./launch/Profiles.js"
 import { Refs } from "./act/Refs.js"
 import { SideEffects } from "./act/SideEffects.js"
@@ -64,8 +66,8 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
         SafePaths.Default
       )
     ),
-    Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, TabTurns.Default)),
-    Layer.provideMerge(PlaywrightSessions.Default),
+    Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, TabTurns.Default, PolicyRouting)),
+    Layer.provideMerge(Layer.merge(PlaywrightSessions.Default, NavigationPolicy.Default)),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),
     Layer.provideMerge(leaves)

@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import { Color, HttpUrl, ProfileName } from "../domain/browser.js"
+import { parseHostPatternText } from "../platform/url.js"
 
 // Keys are optional and, when present, must hold a value (exact: no `undefined` member in error messages).
 const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -48,6 +49,11 @@ export const GatewayConfig = Schema.Struct({
   nodes: opt(Schema.Struct({ browser: opt(Schema.Struct({ mode: opt(Schema.Literal("auto", "off")) })) }))
 })
 
+/** A host pattern of browser.allowedDomains / blockedDomains (see platform/url.ts for the shape). */
+const HostPatternString = Schema.String.pipe(
+  Schema.filter((s) => Either.match(parseHostPatternText(s), { onLeft: (why) => why, onRight: () => true }))
+)
+
 export const BrowserConfig = Schema.Struct({
   defaultProfile: opt(ProfileName),
   executablePath: opt(Schema.String.pipe(Schema.minLength(1))),
@@ -59,7 +65,13 @@ export const BrowserConfig = Schema.Struct({
   snapshotDefaults: opt(Schema.Struct({ mode: opt(SnapshotMode) })),
   evaluateEnabled: opt(Schema.Boolean),
   headless: opt(Schema.Boolean),
-  noSandbox: opt(Schema.Boolean)
+  noSandbox: opt(Schema.Boolean),
+  /** When set and not empty, the browser goes only to hosts one of these patterns matches. */
+  allowedDomains: opt(Schema.Array(HostPatternString)),
+  /** The browser never goes to a host one of these patterns matches. */
+  blockedDomains: opt(Schema.Array(HostPatternString)),
+  /** Whether the browser may open file: URLs (this machine's files). Off unless true. */
+  allowFileUrls: opt(Schema.Boolean)
 })
 
 // ---- messaging bridge (channels.msgbridge) ----

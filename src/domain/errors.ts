@@ -22,6 +22,19 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
   HttpApiSchema.annotations({ status: 403 })
 ) {}
 
+/**
+ * The navigation policy refused where the browser was to go (navigate, open, a redirect, a new tab, a page's
+ * request): `rule` names the rule, the message the URL, the rule and the svc.json key that would change it.
+ */
+export class NavigationBlocked extends Schema.TaggedError<NavigationBlocked>()(
+  "NavigationBlocked",
+  {
+    message: Schema.String,
+    rule: Schema.Literal("scheme", "ownPort", "cloudMetadata", "blockedDomains", "allowedDomains")
+  },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
   { message: Schema.String },
@@ -74,6 +87,7 @@ export const ControlErrors = [
   InvalidRequest,
   Unauthorized,
   Forbidden,
+  NavigationBlocked,
   NotFound,
   Conflict,
   BrowserUnavailable,
@@ -87,6 +101,7 @@ export type ControlError =
   | InvalidRequest
   | Unauthorized
   | Forbidden
+  | NavigationBlocked
   | NotFound
   | Conflict
   | BrowserUnavailable

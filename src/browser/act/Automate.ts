@@ -13,6 +13,11 @@ import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { TabPages } from "../pages/TabPages.js"
 import { TabTurns } from "../pages/TabTurns.js"
+import { Tabs } from "../pages/Tabs.js"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+import { redactSecrets } from "../../platform/redact.js"
+import { NavigationPolicy } from "../policy/NavigationPolicy.js"
+import { normaliseNavigationUrl } from "./inputs.js"
 import { timed } from "../../platform/serverTiming.js"
 
 /** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
@@ -51,6 +56,9 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const { pageOf } = yield* TabPages
     const turns = yield* TabTurns
+    const policy = yield* NavigationPolicy
+    const tabs = yield* Tabs
+    const sessions = yield* PlaywrightSessions
 
     const evaluateAllowed = Effect.flatMap(store.get, (config) =>
       config.browser?.evaluateEnabled === false
@@ -140,8 +148,11 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const navigate = (profileName: string | undefined, request: { url: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {
+        yield* policy.check(yield* normaliseNavigationUrl(request.url))
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
-        const r = yield* turns.inTurn(tab)(actions.navigate(page, request.url))
+        const r = yield* turns.inTurn(tab)(
+          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url))
+        )
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 
@@ -163,13 +174,17 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     /**
      * One action on the tab the request means: in the tab's turn (a wait only reads, and may be long: it
-     * does not hold up the tab), with the guards of its refs its own.
+     * does not hold up the tab), with the guards of its refs its own. A navigation or new tab it caused that
+     * the navigation policy refused makes its answer that refusal (NavigationPolicy.duringAction).
      */
     const act = (profileName: string | undefined, request: ActRequest) =>
       Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
         const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
-        const run = refs.owned(Effect.scoped(actOn(profileName, request, page, tab, target)))
+        const run = policy.duringAction(request.kind, page, refs.owned(Effect.scoped(actOn(profileName, request, page, tab, target))), {
+          close: (targetId) => Effect.ignore(tabs.close(tab.profile, targetId)),
+          targets: () => Effect.runPromise(sessions.pageTargets(page))
+        })
         return yield* (request.kind === "wait" ? run : turns.inTurn(tab)(run))
       })
 

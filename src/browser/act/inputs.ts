@@ -20,22 +20,12 @@ const navigateProblem = (raw: string, problem: UrlProblem): string => {
       return `${JSON.stringify(raw.trim())} is not a URL; give a full URL, ${EXAMPLE}`
     case "no-host":
       return `${JSON.stringify(raw.trim())} has no host, ${EXAMPLE}`
-    case "about-page":
-      return `of the about: pages only about:blank can be opened (the others are browser settings), ${EXAMPLE}`
-    case "scheme": {
-      const why = problem.scheme === "javascript"
-        ? "javascript: URLs are not opened; run code with `svc browser evaluate --fn`"
-        : problem.scheme === "file"
-        ? "file: URLs are refused (local files stay outside the browser); serve the file over http"
-        : `${problem.scheme}: URLs cannot be opened; only http, https, about:blank and data: URLs can`
-      return `${why}, ${EXAMPLE}`
-    }
   }
 }
 
 /**
- * The URL navigate opens (see parseUserUrl: web URLs as given, bare hosts get a scheme); file: and other
- * schemes are refused with an example.
+ * The URL navigate opens (see parseUserUrl: URLs as given, bare hosts get a scheme), or why it is not one.
+ * Whether it may be opened (scheme, host) is the navigation policy's to say: Automate asks it first.
  */
 export const normaliseNavigationUrl = (input: string): Either.Either<string, InvalidRequest> =>
   Either.mapLeft(parseUserUrl(input), (problem) => new InvalidRequest({ message: `navigate: ${navigateProblem(input, problem)}` }))

@@ -38,7 +38,7 @@ const makeWith = (discovery: CdpDiscovery, options: CdpOptions = {}) =>
     })
 
     const openTab = Effect.fn("Cdp.openTab")(function*(ep: CdpEndpoint, url: string) {
-      const target = normaliseTabUrl(url, { allowFile: ep.allowFileUrls === true })
+      const target = normaliseTabUrl(url)
       if (typeof target !== "string") return yield* target
       return yield* withConnection(ep, (conn) => Tabs.openTab(conn, target))
     })

@@ -15,8 +15,6 @@ export interface CdpEndpoint {
   readonly handshakeTimeoutMs: number
   /** Bound on each CDP command; default {@link DEFAULT_COMMAND_TIMEOUT_MS}. */
   readonly commandTimeoutMs?: number | undefined
-  /** Whether openTab accepts file: URLs (sensible for the managed browser only). Default false. */
-  readonly allowFileUrls?: boolean | undefined
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000

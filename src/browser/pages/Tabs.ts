@@ -12,6 +12,7 @@ import { makeTabOrder } from "./tabOrder.js"
 import { describeExit } from "../launch/ChromeLauncher.js"
 import { redactSecrets } from "../../platform/redact.js"
 import { errorText } from "./promises.js"
+import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js"
 
 /**
  * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
@@ -23,6 +24,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
     const browsers = yield* BrowserManager
     const cdp = yield* Cdp
     const sessions = yield* PlaywrightSessions
+    const policy = yield* NavigationPolicy
     const order = makeTabOrder()
 
     const toTab = (t: CdpTarget, index: number, current: Option.Option<string>): Tab => ({
@@ -62,8 +64,10 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         // document is missed. Without it, Chromium opens the URL directly.
         const normalised = normaliseTabUrl(url)
         if (typeof normalised !== "string") return yield* normalised
+        yield* policy.check(normalised)
         if (browsers.automation.available && normalised !== "about:blank") {
           const blank = yield* cdp.openTab(endpoint, "about:blank")
+          const mark = yield* policy.mark
           const observed = yield* Effect.either(
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
@@ -72,9 +76,14 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
               const failed = yield* Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))
               )
-              return { tab: { ...blank, url: page.url() }, failed }
+              return { tab: { ...blank, url: page.url() }, failed, refused: yield* policy.refusedSince(mark, page) }
             })
           )
+          if (observed._tag === "Right" && observed.right.refused.length > 0) {
+            // Redirected somewhere the policy refuses: no tab is left showing the refusal.
+            yield* Effect.ignore(cdp.closeTab(endpoint, blank.targetId))
+            return yield* blockedOnTheWay(`open ${redactSecrets(normalised)} (the tab was closed)`, observed.right.refused)
+          }
           if (observed._tag === "Right") {
             const tab = yield* opened(profile.name, endpoint, observed.right.tab)
             const failed = observed.right.failed

@@ -362,14 +362,12 @@ describe("input checks", () => {
     expect(url("data:text/html,<h1>hi</h1>")).toBe("data:text/html,<h1>hi</h1>")
   })
 
-  it("navigate: other schemes, about pages and non-URLs are refused with an example", () => {
-    for (const bad of ["file:///etc/passwd", "javascript:alert(1)", "chrome://settings", "ftp://x.org/", "about:settings", "", "hello world", "notahost"]) {
+  it("navigate: what is not a URL is refused with an example (schemes are the navigation policy's)", () => {
+    for (const bad of ["", "hello world", "notahost", "http://"]) {
       const e = refused(bad)
       expect(e._tag, bad).toBe("InvalidRequest")
       expect(e.message, bad).toContain("svc browser navigate https://example.com")
     }
-    expect(refused("javascript:alert(1)").message).toContain("evaluate")
-    expect(refused("file:///etc/passwd").message).toContain("file:")
   })
 
   it("viewport and timeout bounds", () => {
@@ -524,7 +522,7 @@ describe("the retry policy", () => {
       const both = yield* Effect.flip(withActions((a) => a.wait(page, { target, selector: "#go" })))
       expect(both.message).toContain("a ref or a CSS selector, not both")
       expect((yield* Effect.flip(withActions((a) => a.resize(page, 10, 10))))._tag).toBe("InvalidRequest")
-      expect((yield* Effect.flip(withActions((a) => a.navigate(page, "ftp://x.org"))))._tag).toBe("InvalidRequest")
+      expect((yield* Effect.flip(withActions((a) => a.navigate(page, "hello world"))))._tag).toBe("InvalidRequest")
       expect((yield* Effect.flip(withActions((a) => a.type(page, target, "x".repeat(1_001), { slowly: true }))))._tag)
         .toBe("InvalidRequest")
       expect(calls).toEqual([])

@@ -184,8 +184,9 @@ describe("Cdp helpers", () => {
     expect(normaliseTabUrl("127.0.0.1:8080")).toBe("http://127.0.0.1:8080/")
     expect(normaliseTabUrl("about:blank")).toBe("about:blank")
     expect(normaliseTabUrl("data:text/html,<h1>x</h1>")).toBe("data:text/html,<h1>x</h1>")
-    expect(normaliseTabUrl("file:///tmp/x.html", { allowFile: true })).toBe("file:///tmp/x.html")
-    for (const bad of ["", "   ", "not a url", "javascript:alert(1)", "chrome://settings", "http://", "file:///etc/passwd"]) {
+    // Schemes are the navigation policy's to refuse (Tabs.open asks it first): here they are only read.
+    expect(normaliseTabUrl("file:///tmp/x.html")).toBe("file:///tmp/x.html")
+    for (const bad of ["", "   ", "not a url", "http://"]) {
       const r = normaliseTabUrl(bad)
       expect(r, bad).toMatchObject({ _tag: "InvalidRequest" })
       expect((r as { message: string }).message, bad).toContain("https://example.com/page")
@@ -492,12 +493,8 @@ describe("Cdp (fake endpoint)", () => {
       const tab = yield* cdp.openTab(ep, "example.com/x")
       expect(tab).toMatchObject({ url: "https://example.com/x", type: "page" })
       expect(fake.targets[0]!.targetId).toBe(tab.targetId)
-      const err = yield* Effect.flip(cdp.openTab(ep, "javascript:alert(1)"))
+      const err = yield* Effect.flip(cdp.openTab(ep, "not a url"))
       expect(err._tag).toBe("InvalidRequest")
-      const file = yield* Effect.flip(cdp.openTab(ep, "file:///etc/passwd"))
-      expect(file.message).toContain("file: URLs open only in the managed browser")
-      const allowed = yield* cdp.openTab({ ...ep, allowFileUrls: true }, "file:///tmp/page.html")
-      expect(allowed.url).toBe("file:///tmp/page.html")
     }))
 
   it.scopedLive("activates and closes tabs", () =>

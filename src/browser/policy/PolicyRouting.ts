@@ -1,0 +1,107 @@
+import { Effect, Layer } from "effect"
+import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from "playwright-core"
+import { PlaywrightSessions } from "../pages/Playwright.js"
+import { type Decision, hasLists } from "./checkUrl.js"
+import { NavigationPolicy } from "./NavigationPolicy.js"
+
+// The policy where the page itself sends the browser somewhere, on the library's connection:
+// - every document request of a page (a link, a form, a redirect hop, `location = …`) is paused on a CDP
+//   session of our own that intercepts documents only, and refused ones fail as blocked by the client. The
+//   library's own routing never sees redirect hops (it lets them through), and intercepting documents only
+//   leaves the page's other requests and the HTTP cache alone.
+// - with browser.allowedDomains or blockedDomains set, the library's routing on each browser context sees
+//   every request (images, scripts, fetch) and aborts the refused ones, the first request of a tab the page
+//   opens (window.open, target=_blank) included, which is closed when refused.
+// Refused main-frame navigations are logged in the policy, so the request that caused one answers 403.
+
+/** A request's frame; none for a service worker's (the library throws there). */
+const frameOf = (r: Request): Frame | undefined => {
+  try {
+    return r.frame()
+  } catch {
+    return undefined
+  }
+}
+
+export const PolicyRouting = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const sessions = yield* PlaywrightSessions
+    const policy = yield* NavigationPolicy
+    const decideNow = (url: string) => Effect.runSync(policy.decide(url))
+
+    /**
+     * Logs a refused main-frame navigation. A tab the page opened, refused before it showed anything, is
+     * closed: no tab is left on (or blank from) a refused URL, and its opener's request says so.
+     */
+    const refusedMainFrame = async (page: Page, url: string, decision: Extract<Decision, { allowed: false }>) => {
+      const opener = await page.opener().catch(() => null)
+      const fresh = opener !== null && (page.url() === "" || page.url() === "about:blank")
+      policy.record({ page, opener: opener ?? undefined, url, decision, closedTab: fresh })
+      if (fresh) await page.close().catch(() => undefined)
+    }
+
+    /** Per page: its document interception, set up once (page() waits for it before handing the page out). */
+    const guarded = new WeakMap<Page, Promise<void>>()
+    const guard = (page: Page): Promise<void> => {
+      const known = guarded.get(page)
+      if (known !== undefined) return known
+      const setUp = (async () => {
+        const session: CDPSession = await page.context().newCDPSession(page)
+        const { targetInfo } = await session.send("Target.getTargetInfo")
+        session.on("Fetch.requestPaused", (event) => {
+          let decision: Decision
+          try {
+            decision = decideNow(event.request.url)
+          } catch {
+            // A paused request must be answered; one the policy cannot judge is not let through.
+            decision = { allowed: false, rule: "scheme", message: `${event.request.url} could not be checked` }
+          }
+          if (decision.allowed) {
+            session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
+            return
+          }
+          // A refused main-frame load is cancelled (the tab stays on its page, no error page); a frame's fails.
+          const mainFrame = event.frameId === targetInfo.targetId
+          session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
+            .catch(() => undefined)
+          if (mainFrame) void refusedMainFrame(page, event.request.url, decision)
+        })
+        await session.send("Fetch.enable", {
+          patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Request" }]
+        })
+      })().catch(() => undefined) // a page that closes meanwhile needs no guard
+      guarded.set(page, setUp)
+      return setUp
+    }
+
+    const onRoute = async (route: Route, request: Request) => {
+      const decision = decideNow(request.url())
+      if (decision.allowed) return route.fallback().catch(() => undefined)
+      const frame = frameOf(request)
+      // A navigation whose frame the library does not know yet is a new tab's first load.
+      const newTab = request.isNavigationRequest() && frame === undefined
+      const mainFrame = newTab || (frame !== undefined && request.isNavigationRequest() && frame.parentFrame() === null)
+      if (newTab) {
+        // Its opener is not known here: the request that opened it claims it (NavigationPolicy.refusedSince).
+        policy.record({ page: undefined, opener: undefined, url: request.url(), decision, closedTab: false })
+      }
+      await route.abort(mainFrame ? "aborted" : "blockedbyclient").catch(() => undefined)
+      if (newTab) return
+      const page = frame !== undefined && mainFrame ? frame.page() : undefined
+      if (page) await refusedMainFrame(page, request.url(), decision)
+    }
+
+    // Only with a list set: any route turns the library's HTTP cache off for the whole context (a page that
+    // could use its cache loads about 3x slower). Without one, a new tab's first load that the policy refuses
+    // (svc's own ports, metadata addresses) is found when the action that opened it ends: the tab is closed
+    // and the action answers 403 (NavigationPolicy.duringAction).
+    const route = (context: BrowserContext) => {
+      const settings = Effect.runSync(policy.settings)
+      if (hasLists(settings)) void context.route("**", onRoute).catch(() => undefined)
+    }
+
+    yield* sessions.onContext((_profile, context) => route(context))
+    yield* sessions.onPage((_profile, page) => void guard(page))
+    yield* sessions.beforeHandOut((_profile, _targetId, page) => Effect.promise(() => guard(page)))
+  })
+)
