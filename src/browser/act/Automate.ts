@@ -283,7 +283,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         }
         // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
         // Beside it, the watch's last look at the browser: two round trips at once.
-        const [, effects] = yield* Effect.all([refs.settle(tab), watch !== undefined ? watch.finish : Effect.succeed<ActionEffects>({})], {
+        const [, effects] = yield* Effect.all([timed("settle")(refs.settle(tab)), watch !== undefined ? timed("effects")(watch.finish) : Effect.succeed<ActionEffects>({})], {
           concurrency: 2
         }).pipe(timed("after"))
         // back, forward and reload say where they went themselves.

@@ -471,7 +471,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // Guards of requests that ended without letting them go (outside `owned`): those of requests still
         // under way, this one's other refs (fill, drag) among them, stay until they settle.
         const leftover = takeGuards(state, (owner) => owner.done)
-        if (leftover.length > 0) yield* releaseAll(leftover)
+        if (leftover.length > 0) yield* releaseAll(leftover, sessions.evaluateMain)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
           : yield* resolveRole(state, page, parsed.key, navigations)
@@ -485,7 +485,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       Effect.gen(function*() {
         // The request's own guards (outside `owned`: every guard of the tab).
         const mine = yield* FiberRef.get(CurrentOwner)
-        const stopped = yield* releaseAll(takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine))
+        const stopped = yield* releaseAll(
+          takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine),
+          sessions.evaluateMain
+        )
         if (stopped.length > 0) {
           return yield* stale(
             stopped[0]!,
@@ -507,7 +510,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           Effect.ensuring(Effect.suspend(() => {
             owner.done = true
             const left = [...tabs.values()].flatMap((state) => takeGuards(state, (o) => o === owner))
-            return left.length > 0 ? Effect.asVoid(releaseAll(left)) : Effect.void
+            return left.length > 0 ? Effect.asVoid(releaseAll(left, sessions.evaluateMain)) : Effect.void
           }))
         )
       })

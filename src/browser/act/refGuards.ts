@@ -14,6 +14,13 @@ export const RESOLVE_MS = 2_000
 export const bounded = <A>(what: () => Promise<A>, ms: number) =>
   Effect.tryPromise({ try: () => withTimeout(what(), ms, "the page's answer"), catch: (e) => e })
 
+/** Runs an expression in a page's main world over CDP (PlaywrightSessions.evaluateMain); undefined: not possible. */
+export type MainWorld = (page: Page, expression: string) => Promise<unknown> | undefined
+
+/** releaseGuards as an expression for the page's main world (the guards live there, see guardFound). */
+const releaseExpression = (keys: ReadonlyArray<string>) =>
+  `${JSON.stringify(keys)}.filter((k) => globalThis[k] !== undefined && globalThis[k].release() === true)`
+
 /** A guard installed by resolve and not yet released. */
 export interface PendingGuard {
   readonly key: string
@@ -50,12 +57,20 @@ const selectorOf = (locator: Locator): string | undefined => {
  * Removes guards; the refs of those that stopped an event. The guards of the top document go in one page
  * call; a guard inside an iframe is reached through its element's handle.
  */
-export const releaseAll = (guards: ReadonlyArray<PendingGuard>): Effect.Effect<Array<string>> => {
+export const releaseAll = (
+  guards: ReadonlyArray<PendingGuard>,
+  mainWorld?: MainWorld
+): Effect.Effect<Array<string>> => {
   if (guards.length === 0) return Effect.succeed([])
   const refOf = new Map(guards.map((g) => [g.key, g.ref]))
   const top = guards.filter((g) => g.handle === undefined).map((g) => g.key)
   const calls: Array<() => Promise<Array<string>>> = []
-  if (top.length > 0) calls.push(() => guards[0]!.page.evaluate(releaseGuards, top))
+  if (top.length > 0) {
+    const page = guards[0]!.page
+    calls.push(() =>
+      (mainWorld?.(page, releaseExpression(top)) as Promise<Array<string>> | undefined) ?? page.evaluate(releaseGuards, top)
+    )
+  }
   for (const g of guards) {
     const handle = g.handle
     // The handle is let go without waiting for the browser to confirm it.

@@ -469,6 +469,20 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
     /**
+     * Runs `expression` in the page's main world over the page's own CDP session: a round trip of a fraction
+     * of a millisecond, where the library's evaluate takes a few. Undefined when the page has no such session
+     * (the caller then uses the library); rejects with the page's exception.
+     */
+    const evaluateMain = (page: Page, expression: string): Promise<unknown> | undefined => {
+      const info = infos.get(page)
+      if (info === undefined || page.isClosed()) return undefined
+      return info.session.send("Runtime.evaluate", { expression, returnByValue: true }).then((r) => {
+        if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
+        return r.result.value as unknown
+      })
+    }
+
+    /**
      * The page of a tab the connection already knows, and still open; undefined otherwise (without a round
      * trip: the callers that get one skip looking the tab up in the browser's list).
      */
@@ -482,6 +496,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     return {
       page,
       knownPage,
+      evaluateMain,
       attach,
       disconnect,
       navigations,

@@ -110,6 +110,7 @@ const setup = () => {
     PlaywrightSessions,
     PlaywrightSessions.make({
       knownPage: () => undefined,
+      evaluateMain: () => undefined,
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),

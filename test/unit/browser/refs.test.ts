@@ -149,6 +149,7 @@ const setup = () => {
     PlaywrightSessions,
     PlaywrightSessions.make({
       knownPage: () => undefined,
+      evaluateMain: () => undefined,
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
