@@ -26,16 +26,22 @@ export const svcJsonIn = (env) => (args) =>
     c.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(err))))
   })
 
-export async function startBenchGateway() {
+/** A temp state dir whose svc.json picks the managed profile on a free CDP port, free gateway ports, and the env for them. */
+export async function benchState(prefix = "svc-bench-") {
   let port
   do port = 30000 + Math.floor(Math.random() * 9000)
   while (!((await portFree(port)) && (await portFree(port + 2)) && (await portFree(port + 3))))
   let cdpPort
   do cdpPort = 18800 + Math.floor(Math.random() * 100)
   while (!(await portFree(cdpPort)))
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-"))
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   fs.writeFileSync(path.join(stateDir, "svc.json"), JSON.stringify({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } }), { mode: 0o600 })
   const env = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
+  return { port, stateDir, env }
+}
+
+export async function startBenchGateway() {
+  const { port, stateDir, env } = await benchState()
   const gateway = spawn(SVC_BIN, ["gateway", "run"], { env, stdio: ["ignore", "pipe", "pipe"] })
   await new Promise((resolve, reject) => {
     let out = ""

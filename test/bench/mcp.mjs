@@ -14,9 +14,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import { createRequire } from "node:module"
-import * as net from "node:net"
-import * as os from "node:os"
 import * as path from "node:path"
+import { benchState } from "./benchGateway.mjs"
 import { SVC_BIN } from "./cli-latency.mjs"
 
 const require = createRequire(import.meta.url)
@@ -41,13 +40,6 @@ const servePage = async () => {
     close: () => new Promise((r) => (server.close(r), server.closeAllConnections()))
   }
 }
-
-const portFree = (p) =>
-  new Promise((resolve) => {
-    const s = net.createServer()
-    s.once("error", () => resolve(false))
-    s.listen({ port: p, host: "127.0.0.1" }, () => s.close(() => resolve(true)))
-  })
 
 const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text).join("\n")
 const must = (r, what) => {
@@ -87,15 +79,7 @@ const timed = async (f) => {
 export async function measureMcp({ runs = 10 } = {}) {
   const { chromium } = require("playwright-core")
   const page = await servePage()
-  let port
-  do port = 30000 + Math.floor(Math.random() * 9000)
-  while (!((await portFree(port)) && (await portFree(port + 2)) && (await portFree(port + 3))))
-  let cdpPort
-  do cdpPort = 18800 + Math.floor(Math.random() * 100)
-  while (!(await portFree(cdpPort)))
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-mcp-"))
-  fs.writeFileSync(path.join(stateDir, "svc.json"), JSON.stringify({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort } } } }), { mode: 0o600 })
-  const env = { ...process.env, SVC_STATE_DIR: stateDir, SVC_GATEWAY_PORT: String(port) }
+  const { port, stateDir, env } = await benchState("svc-bench-mcp-")
   delete env.NODE_OPTIONS
 
   const client = new Client({ name: "svc-bench", version: "1" })
