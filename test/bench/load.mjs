@@ -9,7 +9,8 @@
 
 import * as http from "node:http"
 
-const call = (agent, port, token, method, path, body) =>
+/** One control API request (with a keep-alive `agent`, or none); resolves with the status, never rejects. */
+export const call = (agent, port, token, method, path, body) =>
   new Promise((resolve) => {
     const data = body === undefined ? undefined : JSON.stringify(body)
     const req = http.request(

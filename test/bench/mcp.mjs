@@ -16,6 +16,7 @@ import * as http from "node:http"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { benchState } from "./benchGateway.mjs"
+import { call } from "./load.mjs"
 import { SVC_BIN } from "./cli-latency.mjs"
 
 const require = createRequire(import.meta.url)
@@ -49,25 +50,9 @@ const must = (r, what) => {
 
 /** The control API itself (no MCP): to tell the MCP layer's cost from the gateway's. */
 const controlCall = (port, token, method, path, body) =>
-  new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body)
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(data !== undefined ? { "content-type": "application/json" } : {}) }
-      },
-      (res) => {
-        let t = ""
-        res.on("data", (d) => (t += d))
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(t)) : reject(new Error(`${res.statusCode} ${t}`))))
-      }
-    )
-    req.on("error", reject)
-    req.end(data)
-  })
+  call(undefined, port, token, method, path, body).then((r) =>
+    r.status === 200 ? r.json : Promise.reject(new Error(`${r.status} ${r.text}`))
+  )
 
 /** Time `f` and return [ms, value]. */
 const timed = async (f) => {
