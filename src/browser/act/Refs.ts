@@ -7,6 +7,7 @@ import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
   bounded,
   type Guarded,
+  type GuardWorlds,
   guardInOneCall,
   guardThroughHandle,
   newGuardKey,
@@ -14,6 +15,7 @@ import {
   releaseAll,
   RESOLVE_MS
 } from "./refGuards.js"
+import { checkInOneCall, markedSelector } from "./refChecks.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -200,6 +202,7 @@ const describe = (role: string, name: string, nth?: number) =>
 export class Refs extends Effect.Service<Refs>()("svc/Refs", {
   effect: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
+    const worlds: GuardWorlds = { main: sessions.evaluateMain, utility: sessions.evaluateUtility }
     const tabs = new Map<string, TabState>()
     const keyOf = (tab: TabRef) => `${tab.profile}\u0000${tab.targetId}`
 
@@ -363,6 +366,15 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         .pipe(Effect.flatMap(kept(state)))
     }
 
+    /** The one-call check (refChecks.ts): the marked element's locator, or undefined to check the usual way. */
+    const checkQuickly = (state: TabState, page: Page, ref: string, entry: { readonly aria: string; readonly role: string; readonly name: string }) =>
+      checkInOneCall(page, ref, entry, sessions.evaluateUtility, (e) => pageGone(page, ref, e)).pipe(
+        Effect.flatMap((r) =>
+          r === undefined || r.guard === undefined
+            ? Effect.succeed(undefined)
+            : Effect.as(kept(state)(r), page.locator(markedSelector(r.guard.key))))
+      )
+
     /** A ref found again by role and name, pinned to the node that was checked. */
     const pinned = (within: Page | FrameLocator, locator: Locator, key: string) =>
       locator.and(within.locator(`[${GUARD_ATTRIBUTE}="${key}"]`))
@@ -384,6 +396,9 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const description = describe(entry.role, entry.name)
         const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
+        // The element unchanged since the snapshot showed it: checked and guarded in one call.
+        const quick = NUMERIC.test(key) ? yield* checkQuickly(state, page, key, entry) : undefined
+        if (quick !== undefined) return found(quick)
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -416,6 +431,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
+        if (entry.aria !== undefined && entry.frameSelector === undefined) {
+          const quick = yield* checkQuickly(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" })
+          if (quick !== undefined) return found(quick)
+        }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)
           if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
@@ -471,7 +490,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // Guards of requests that ended without letting them go (outside `owned`): those of requests still
         // under way, this one's other refs (fill, drag) among them, stay until they settle.
         const leftover = takeGuards(state, (owner) => owner.done)
-        if (leftover.length > 0) yield* releaseAll(leftover, sessions.evaluateMain)
+        if (leftover.length > 0) yield* releaseAll(leftover, worlds)
         return parsed.kind === "ai"
           ? yield* resolveAi(state, page, parsed.key, navigations)
           : yield* resolveRole(state, page, parsed.key, navigations)
@@ -487,7 +506,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const mine = yield* FiberRef.get(CurrentOwner)
         const stopped = yield* releaseAll(
           takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine),
-          sessions.evaluateMain
+          worlds
         )
         if (stopped.length > 0) {
           return yield* stale(
@@ -510,7 +529,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           Effect.ensuring(Effect.suspend(() => {
             owner.done = true
             const left = [...tabs.values()].flatMap((state) => takeGuards(state, (o) => o === owner))
-            return left.length > 0 ? Effect.asVoid(releaseAll(left, sessions.evaluateMain)) : Effect.void
+            return left.length > 0 ? Effect.asVoid(releaseAll(left, worlds)) : Effect.void
           }))
         )
       })

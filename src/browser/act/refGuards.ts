@@ -17,6 +17,12 @@ export const bounded = <A>(what: () => Promise<A>, ms: number) =>
 /** Runs an expression in a page's main world over CDP (PlaywrightSessions.evaluateMain); undefined: not possible. */
 export type MainWorld = (page: Page, expression: string) => Promise<unknown> | undefined
 
+/** Where guards of the top document live: the page's main world, or the library's utility world (refChecks.ts). */
+export interface GuardWorlds {
+  readonly main: MainWorld
+  readonly utility: MainWorld
+}
+
 /** releaseGuards as an expression for the page's main world (the guards live there, see guardFound). */
 const releaseExpression = (keys: ReadonlyArray<string>) =>
   `${JSON.stringify(keys)}.filter((k) => globalThis[k] !== undefined && globalThis[k].release() === true)`
@@ -28,6 +34,8 @@ export interface PendingGuard {
   readonly page: Page
   /** The guarded element, for a guard inside an iframe; undefined for one in the top document. */
   readonly handle: ElementHandle | undefined
+  /** Installed in the library's utility world by a check in one raw call (refChecks.ts), not the main world. */
+  readonly utility?: boolean | undefined
 }
 
 /** What a guarded lookup found: the guard when it is in place, and how many elements matched, when known. */
@@ -59,17 +67,22 @@ const selectorOf = (locator: Locator): string | undefined => {
  */
 export const releaseAll = (
   guards: ReadonlyArray<PendingGuard>,
-  mainWorld?: MainWorld
+  worlds?: GuardWorlds
 ): Effect.Effect<Array<string>> => {
   if (guards.length === 0) return Effect.succeed([])
   const refOf = new Map(guards.map((g) => [g.key, g.ref]))
-  const top = guards.filter((g) => g.handle === undefined).map((g) => g.key)
   const calls: Array<() => Promise<Array<string>>> = []
-  if (top.length > 0) {
-    const page = guards[0]!.page
+  const page = guards[0]!.page
+  const main = guards.filter((g) => g.handle === undefined && g.utility !== true).map((g) => g.key)
+  if (main.length > 0) {
     calls.push(() =>
-      (mainWorld?.(page, releaseExpression(top)) as Promise<Array<string>> | undefined) ?? page.evaluate(releaseGuards, top)
+      (worlds?.main(page, releaseExpression(main)) as Promise<Array<string>> | undefined) ?? page.evaluate(releaseGuards, main)
     )
+  }
+  const utility = guards.filter((g) => g.utility === true).map((g) => g.key)
+  // A utility world that is gone took its guards with it (a new document).
+  if (utility.length > 0 && worlds !== undefined) {
+    calls.push(() => (worlds.utility(page, releaseExpression(utility)) as Promise<Array<string>> | undefined) ?? Promise.resolve([]))
   }
   for (const g of guards) {
     const handle = g.handle

@@ -67,11 +67,16 @@ const defaultLoad = (): PlaywrightModule => {
   }
 }
 
+/** How the library names its utility world (an isolated world per frame; playwright-core 1.65). */
+const UTILITY_WORLD = "__playwright_utility_world_"
+
 interface PageInfo {
   readonly targetId: string
   /** Cross-document navigations of the main frame since we first saw the page. */
   navigations: number
   readonly session: CDPSession
+  /** The execution context of the library's utility world in the main frame's document, while known. */
+  utility: number | undefined
 }
 
 interface Connection {
@@ -158,12 +163,23 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         p = (async () => {
           const session = await page.context().newCDPSession(page)
           const { targetInfo } = await session.send("Target.getTargetInfo")
-          const info: PageInfo = { targetId: targetInfo.targetId, navigations: 0, session }
+          const info: PageInfo = { targetId: targetInfo.targetId, navigations: 0, session, utility: undefined }
           // Page.frameNavigated is cross-document only (pushState and anchors are navigatedWithinDocument).
           session.on("Page.frameNavigated", (event) => {
             if (event.frame.parentId === undefined) info.navigations++
           })
-          await session.send("Page.enable")
+          // The library's utility world of the main frame (where its snapshots run): refs are checked there.
+          session.on("Runtime.executionContextCreated", ({ context }) => {
+            const aux = context.auxData as { readonly frameId?: string } | undefined
+            if (aux?.frameId === info.targetId && context.name.startsWith(UTILITY_WORLD)) info.utility = context.id
+          })
+          session.on("Runtime.executionContextDestroyed", (event) => {
+            if (event.executionContextId === info.utility) info.utility = undefined
+          })
+          session.on("Runtime.executionContextsCleared", () => {
+            info.utility = undefined
+          })
+          await Promise.all([session.send("Page.enable"), session.send("Runtime.enable")])
           infos.set(page, info)
           return info
         })().catch(() => {
@@ -483,6 +499,19 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     }
 
     /**
+     * The same in the library's utility world of the main frame's document (where its AI snapshots run and
+     * mark each element with its ref). Undefined when that world is not known (yet).
+     */
+    const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
+      const info = infos.get(page)
+      if (info === undefined || info.utility === undefined || page.isClosed()) return undefined
+      return info.session.send("Runtime.evaluate", { expression, returnByValue: true, contextId: info.utility }).then((r) => {
+        if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
+        return r.result.value as unknown
+      })
+    }
+
+    /**
      * The page of a tab the connection already knows, and still open; undefined otherwise (without a round
      * trip: the callers that get one skip looking the tab up in the browser's list).
      */
@@ -497,6 +526,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       page,
       knownPage,
       evaluateMain,
+      evaluateUtility,
       attach,
       disconnect,
       navigations,

@@ -1,3 +1,4 @@
+import { prepareRefChecks } from "../act/refChecks.js"
 import { Effect, Fiber } from "effect"
 import type { Page } from "playwright-core"
 import { BrowserUnavailable, InvalidRequest, NotFound } from "../../domain/errors.js"
@@ -153,6 +154,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const controls = yield* Effect.fork(timed("controls")(readPageControls(page)))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
+          prepareRefChecks(page, sessions.evaluateUtility)
           const raw = yield* Effect.tryPromise({
             try: () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }),
             catch: failed
@@ -186,6 +188,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             }))
           // Refs among look-alikes get their element's identity from an AI snapshot of the same scope.
           const pageControls = yield* Fiber.join(controls)
+          if (o.frame === undefined) prepareRefChecks(page, sessions.evaluateUtility)
           yield* refs.identifyRoleRefs(tab, watch, () =>
             (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)))
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {

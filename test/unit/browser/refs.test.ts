@@ -150,6 +150,7 @@ const setup = () => {
     PlaywrightSessions.make({
       knownPage: () => undefined,
       evaluateMain: () => undefined,
+      evaluateUtility: () => undefined,
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),

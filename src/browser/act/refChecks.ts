@@ -1,0 +1,220 @@
+import { Effect } from "effect"
+import type { Page } from "playwright-core"
+import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
+import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
+
+// Checking an AI ref in one raw page call, where the usual way (refGuards.ts) takes several of the
+// library's: a few milliseconds on every action by ref.
+//
+// The library's AI snapshot runs in its utility world and keeps each element's ref on the element
+// (`_ariaRef`: the ref with the role and name it was given for). In that world svc keeps, per document:
+// the element each ref was last given to, the moment each element was last seen by a snapshot, and, from a
+// MutationObserver, the moment anything in an element's subtree (or an attribute of the element) last
+// changed. An element that still carries the ref, with the role and name the agent's snapshot showed, and
+// where nothing that makes up its role and name changed since a snapshot saw it, is the element the
+// snapshot showed, unchanged: it is guarded (refIdentity.ts) in the same call. Anything this cannot tell
+// (the element changed, lives in a shadow tree, takes its name from elsewhere, the world is not prepared)
+// answers "unknown", and the caller checks the usual way: a fast path, never a second opinion.
+
+/** The state's key on the utility world's global (not enumerable). */
+const STATE_KEY = "__svcRefChecks"
+
+/** The library's property for an element's ref, in its utility world (playwright-core 1.65). */
+const REF_PROPERTY = "_ariaRef"
+
+interface AriaRef {
+  readonly role: string
+  readonly name: string
+  readonly ref: string
+}
+
+interface ElementLike {
+  readonly isConnected: boolean
+  readonly parentElement: ElementLike | null
+  readonly shadowRoot: unknown
+  readonly labels?: ArrayLike<unknown> | null
+  readonly ownerDocument: { getElementById(id: string): unknown }
+  getRootNode(): unknown
+  getAttribute(name: string): string | null
+  hasAttribute(name: string): boolean
+  querySelectorAll(selector: string): ArrayLike<ElementLike>
+}
+
+interface CheckState {
+  epoch: number
+  /** Element → the epoch of the last change in its subtree (its own attributes included). */
+  readonly changed: WeakMap<object, number>
+  /** Element → the epoch of the last change of its own attributes. */
+  readonly attributes: WeakMap<object, number>
+  /** Element → the epoch at which a snapshot last read its ref. */
+  readonly seen: WeakMap<object, number>
+  readonly refs: WeakMap<object, AriaRef>
+  readonly byRef: Map<string, WeakRef<object>>
+  readonly flush: () => void
+  /** checkAndGuard with the guard, kept here so that each check sends a few bytes, not its source. */
+  readonly check: (arg: CheckArgs) => string
+}
+
+/**
+ * In the utility world (self-contained: its source is sent): start keeping the state described above, once
+ * per document. Elements a snapshot marked before this ran are taken over (seen by no snapshot yet).
+ */
+export const prepareChecks = (
+  arg: { readonly key: string; readonly property: string; readonly ignore: string },
+  check: typeof checkAndGuard,
+  guard: typeof guardFound
+): boolean => {
+  const g = globalThis as unknown as Record<string, unknown> & {
+    document: { querySelectorAll(s: string): ArrayLike<{ shadowRoot?: unknown }> }
+    Element: { prototype: object }
+    MutationObserver: new(callback: (records: Array<MutationLike>) => void) => {
+      observe(target: unknown, options: object): void
+      takeRecords(): Array<MutationLike>
+    }
+    WeakRef: new(target: object) => WeakRef<object>
+  }
+  interface MutationLike {
+    readonly type: string
+    readonly target: { readonly nodeType: number; readonly parentNode: unknown }
+    readonly attributeName: string | null
+  }
+  if (g[arg.key] !== undefined) return false
+  const state = {
+    epoch: 1,
+    changed: new WeakMap<object, number>(),
+    attributes: new WeakMap<object, number>(),
+    seen: new WeakMap<object, number>(),
+    refs: new WeakMap<object, AriaRef>(),
+    byRef: new Map<string, WeakRef<object>>(),
+    flush: () => undefined as void,
+    check: (a: CheckArgs) => check(a, guard)
+  }
+  const note = (records: Array<MutationLike>) => {
+    if (records.length === 0) return
+    const e = ++state.epoch
+    for (const r of records) {
+      if (r.type === "attributes" && r.attributeName === arg.ignore) continue
+      let n: unknown = r.target
+      if (r.type === "attributes") state.attributes.set(r.target, e)
+      while (n !== null && n !== undefined && state.changed.get(n as object) !== e) {
+        state.changed.set(n as object, e)
+        n = (n as { parentNode: unknown }).parentNode
+      }
+    }
+  }
+  const observer = new g.MutationObserver(note)
+  observer.observe(g.document, { subtree: true, childList: true, characterData: true, attributes: true })
+  state.flush = () => note(observer.takeRecords())
+  const keep = (el: object, value: AriaRef) => {
+    state.refs.set(el, value)
+    if (state.byRef.size > 100_000) state.byRef.clear()
+    state.byRef.set(value.ref, new g.WeakRef(el))
+  }
+  // Refs given before now: kept, but seen by no snapshot (the next one sees them).
+  const adopt = (root: { querySelectorAll(s: string): ArrayLike<{ shadowRoot?: unknown }> }) => {
+    for (const el of Array.from(root.querySelectorAll("*"))) {
+      const own = Object.getOwnPropertyDescriptor(el, arg.property)
+      if (own !== undefined) {
+        delete (el as Record<string, unknown>)[arg.property]
+        if (own.value !== undefined) keep(el, own.value as AriaRef)
+      }
+      const shadow = el.shadowRoot as typeof root | null | undefined
+      if (shadow !== null && shadow !== undefined) adopt(shadow)
+    }
+  }
+  adopt(g.document)
+  Object.defineProperty(g.Element.prototype, arg.property, {
+    configurable: true,
+    get(this: object) {
+      state.seen.set(this, state.epoch)
+      return state.refs.get(this)
+    },
+    set(this: object, value: AriaRef) {
+      state.seen.set(this, state.epoch)
+      keep(this, value)
+    }
+  })
+  Object.defineProperty(g, arg.key, { value: state, configurable: true, enumerable: false, writable: true })
+  return true
+}
+
+export interface CheckArgs {
+  readonly key: string
+  readonly aria: string
+  readonly role: string
+  readonly name: string
+  readonly guardKey: string
+}
+
+/**
+ * In the utility world: "ok" (and the element guarded and marked with `guardKey`) when the element that
+ * carries `aria` is the element the snapshot showed, unchanged; otherwise why this cannot tell.
+ */
+export const checkAndGuard = (arg: CheckArgs, guard: typeof guardFound): string => {
+  const g = globalThis as unknown as Record<string, unknown> & { document: unknown; top: unknown }
+  const state = g[arg.key] as CheckState | undefined
+  if (state === undefined) return "unprepared"
+  state.flush()
+  const el = state.byRef.get(arg.aria)?.deref() as ElementLike | undefined
+  if (el === undefined || !el.isConnected) return "not found"
+  const r = state.refs.get(el)
+  const seen = state.seen.get(el)
+  if (r === undefined || r.ref !== arg.aria || seen === undefined) return "not seen"
+  if (r.role !== arg.role || r.name !== arg.name) return "other role or name"
+  if (el.getRootNode() !== g.document) return "in a shadow tree"
+  const since = (n: unknown) => (state.changed.get(n as object) ?? 0) > seen
+  if (since(el)) return "changed"
+  for (let a = el.parentElement; a !== null; a = a.parentElement) {
+    if ((state.attributes.get(a) ?? 0) > seen) return "an ancestor changed"
+  }
+  if (el.hasAttribute("aria-owns")) return "owns"
+  for (const id of (el.getAttribute("aria-labelledby") ?? "").split(/\s+/)) {
+    if (id === "") continue
+    const other = el.ownerDocument.getElementById(id)
+    if (other === null || since(other)) return "label changed"
+  }
+  for (const label of Array.from(el.labels ?? [])) if (since(label)) return "label changed"
+  const inside = el.querySelectorAll("*")
+  if (inside.length > 500) return "large"
+  for (const d of Array.from(inside)) if (d.shadowRoot !== null && d.shadowRoot !== undefined) return "shadow inside"
+  return guard(el, { key: arg.guardKey, mark: true, topOnly: true }) === 1 ? "ok" : "not top"
+}
+
+const STATE_ARG = { key: STATE_KEY, property: REF_PROPERTY, ignore: GUARD_ATTRIBUTE }
+const PREPARE = `(${prepareChecks.toString()})(${JSON.stringify(STATE_ARG)}, ${checkAndGuard.toString()}, ${guardFound.toString()})`
+
+/**
+ * Prepares the checks in a page's current document, before its AI snapshot (not waited for: a snapshot
+ * taken before it is in place leaves its refs to the usual way).
+ */
+export const prepareRefChecks = (page: Page, utility: MainWorld): void => {
+  void utility(page, PREPARE)?.catch(() => undefined)
+}
+
+/**
+ * The one-call check of an AI ref of the top document. `guarded` with the guard's key (the element now
+ * carries it in GUARD_ATTRIBUTE) when it holds; undefined when it cannot tell (the caller checks the usual
+ * way). A page that does not answer in time fails like the usual way does.
+ */
+export const checkInOneCall = <E>(
+  page: Page,
+  ref: string,
+  entry: { readonly aria: string; readonly role: string; readonly name: string },
+  utility: MainWorld,
+  fail: (e: unknown) => E
+): Effect.Effect<Guarded | undefined, E> =>
+  Effect.gen(function*() {
+    const guardKey = newGuardKey()
+    const arg: CheckArgs = { key: STATE_KEY, aria: entry.aria, role: entry.role, name: entry.name, guardKey }
+    const expression = `globalThis[${JSON.stringify(STATE_KEY)}]?.check(${JSON.stringify(arg)}) ?? "unprepared"`
+    const call = utility(page, expression)
+    if (call === undefined) return undefined
+    const answer = yield* bounded(() => call, RESOLVE_MS).pipe(
+      Effect.catchAll((e) => /Cannot find context|context was destroyed/i.test(String(e)) ? Effect.succeed("gone") : Effect.fail(fail(e)))
+    )
+    if (answer !== "ok") return undefined
+    return { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined }
+  })
+
+/** The locator of an element a one-call check marked. */
+export const markedSelector = (guardKey: string) => `[${GUARD_ATTRIBUTE}="${guardKey}"]`

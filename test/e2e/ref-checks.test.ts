@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
+
+// A ref is checked in one page call when nothing that makes up its element's role and name changed since
+// the snapshot (src/browser/act/refChecks.ts). These pages change an element's name in the ways a change
+// detector can miss (a label elsewhere, text inside a shadow tree, an element inside a shadow tree), and
+// the action must still refuse; a change elsewhere on the page must not stop a ref that still holds.
+
+const page = `<!doctype html><title>Checks</title>
+<p>Clicks: <span id="count">0</span> <button id="more" onclick="count.textContent = +count.textContent + 1">Count</button></p>
+<span id="lbl">Alpha</span> <button id="labelled" aria-labelledby="lbl" onclick="log.push('labelled')">x</button>
+<label for="first">First name</label> <input id="first">
+<x-card id="card"></x-card>
+<button id="hosted" onclick="log.push('hosted')"><x-name id="inner"></x-name></button>
+<ul id="list"><li><button onclick="log.push('moved')">Moved</button></li><li id="end">End</li></ul>
+<script>
+  window.log = []
+  customElements.define("x-card", class extends HTMLElement {
+    constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = "<button>Open Alpha</button>"
+      this.shadowRoot.querySelector("button").onclick = () => log.push("card") }
+  })
+  customElements.define("x-name", class extends HTMLElement {
+    constructor() { super(); this.attachShadow({ mode: "open" }).textContent = "Save Alpha" }
+  })
+</script>`
+
+describe("one-call ref checks", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+
+  const run = async (fn: string) => {
+    const r = await gw.svc("browser", "evaluate", "--json", "--fn", fn)
+    expect(r.code, r.stderr).toBe(0)
+    return JSON.parse(r.stdout).result as unknown
+  }
+  const log = () => run("() => window.log")
+  const fresh = async (format: "ai" | "role") => {
+    expect((await gw.svc("browser", "navigate", pages.url("/checks"))).code).toBe(0)
+    return (await gw.svc("browser", "snapshot", "--format", format)).stdout
+  }
+  const refused = (r: { code: number | null; stderr: string }) => {
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/snapshot/)
+  }
+
+  beforeAll(async () => {
+    pages = await servePages({ "/checks": page })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+    await gw.svc("browser", "open", pages.url("/checks"))
+  }, 60_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  for (const format of ["ai", "role"] as const) {
+    it(`${format}: a change elsewhere on the page leaves a ref usable, again and again`, async () => {
+      const snap = await fresh(format)
+      const count = refOf(snap, /button "Count"/)
+      for (let i = 0; i < 5; i++) expect((await gw.svc("browser", "click", count)).code).toBe(0)
+      expect(await run("() => count.textContent")).toBe("5")
+      // The element moved to another place in the list, its name unchanged: still the element shown.
+      await run("() => { list.appendChild(list.firstElementChild); return 1 }")
+      expect((await gw.svc("browser", "click", refOf(snap, /button "Moved"/))).code).toBe(0)
+      expect(await log()).toEqual(["moved"])
+    }, 60_000)
+
+    it(`${format}: a name taken from a label elsewhere that changed refuses the action`, async () => {
+      const snap = await fresh(format)
+      const button = refOf(snap, /button "Alpha"/)
+      const field = refOf(snap, /textbox "First name"/)
+      await run("() => { lbl.textContent = 'Bravo'; document.querySelector('label').textContent = 'Last name'; return 1 }")
+      refused(await gw.svc("browser", "click", button))
+      refused(await gw.svc("browser", "type", field, "Ada"))
+      expect(await log()).toEqual([])
+      expect(await run("() => first.value")).toBe("")
+    }, 60_000)
+
+    it(`${format}: text inside a shadow tree that changed refuses the action`, async () => {
+      const snap = await fresh(format)
+      const hosted = refOf(snap, /button "Save Alpha"/)
+      const card = refOf(snap, /button "Open Alpha"/)
+      await run("() => { inner.shadowRoot.textContent = 'Save Bravo'; card.shadowRoot.querySelector('button').textContent = 'Open Bravo'; return 1 }")
+      refused(await gw.svc("browser", "click", hosted))
+      refused(await gw.svc("browser", "click", card))
+      expect(await log()).toEqual([])
+    }, 60_000)
+  }
+})
