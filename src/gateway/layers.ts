@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { closingServer } from "../platform/httpServer.js"
 import { ControlApi } from "../api/ControlApi.js"
 import { OpenApiHttpLive } from "../api/openApiHttp.js"
 import { BrowserHttpLive } from "../browser/http.js"
@@ -29,7 +29,7 @@ export const ControlServerLive = (options: {
     Layer.provide(GatewayStatusLive),
     Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([]))),
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: "127.0.0.1" }))
+    Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: "127.0.0.1" }))
   )
 
 /**
@@ -60,7 +60,7 @@ export const GatewayServerLive = (options: {
     HttpServer.serve(),
     // No request spans here: a webhook URL carries the channel password in its query string.
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.bind }))
+    Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: options.bind }))
   )
 }
 

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -195,6 +196,21 @@ describe("gateway process lifecycle", () => {
     expect(await gw.stop()).toBe(0)
     expect(pidAlive(status.pid)).toBe(false)
   })
+
+  it("stops at once on SIGTERM although connections that never sent a request are open on both ports", async () => {
+    const gw = await startGateway()
+    // What a browser's speculative preconnect (or a port scanner) leaves: a socket with no request on it.
+    const sockets = [gw.port, gw.controlPort].map((port) => net.connect(port, "127.0.0.1").on("error", () => undefined))
+    try {
+      await Promise.all(sockets.map((s) => new Promise((resolve) => s.once("connect", resolve))))
+      const t0 = performance.now()
+      expect(await gw.stop()).toBe(0)
+      // Node's own close waits for them until its request timeout (about 100 s).
+      expect(performance.now() - t0).toBeLessThan(10_000)
+    } finally {
+      for (const s of sockets) s.destroy()
+    }
+  }, 60_000)
 
   it("a browser that fails to launch says why, with the tail of its own stderr", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-badchrome-"))
