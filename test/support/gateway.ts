@@ -56,6 +56,9 @@ export const runSvc = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, time
     const child = spawn(SVC_BIN, [...args], { env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
+    // Decoded as a stream: a character split across two chunks stays whole.
+    child.stdout.setEncoding("utf8")
+    child.stderr.setEncoding("utf8")
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
     const timer = setTimeout(() => {
@@ -102,6 +105,8 @@ export const startGateway = async (options: {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
+  child.stdout!.setEncoding("utf8")
+  child.stderr!.setEncoding("utf8")
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
@@ -166,6 +171,7 @@ export const request = (
       },
       (res) => {
         let text = ""
+        res.setEncoding("utf8")
         res.on("data", (d) => (text += d))
         res.on("end", () =>
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) })
