@@ -140,6 +140,42 @@ const roleSnapshotsWith = async ({ controlPort, token, runs }, direct, targetId)
   }
 }
 
+const del = (port, token, path) =>
+  new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: "DELETE", headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume()
+      res.on("end", resolve)
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
+/** `POST /tabs/open` on a running browser vs the library's newPage() + goto (until the commit), interleaved. */
+const opens = async ({ controlPort, token, runs }, context, url) => {
+  const viaGateway = []
+  const viaDirect = []
+  for (let i = 0; i < runs + 2; i++) {
+    let t0 = performance.now()
+    const page = await context.newPage()
+    await page.goto(url, { waitUntil: "commit" })
+    const d = performance.now() - t0
+    t0 = performance.now()
+    const tab = await post(controlPort, token, "/tabs/open?profile=svc", { url })
+    const g = performance.now() - t0
+    await page.close()
+    await del(controlPort, token, `/tabs/${tab.targetId}?profile=svc`)
+    if (i < 2) continue
+    viaDirect.push(d)
+    viaGateway.push(g)
+  }
+  return {
+    gatewayMs: round(median(viaGateway)),
+    directMs: round(median(viaDirect)),
+    plusMs: round(median(viaGateway) - median(viaDirect)),
+    ratio: Math.round((median(viaGateway) / median(viaDirect)) * 100) / 100
+  }
+}
+
 /**
  * `svcJson(args)` runs the CLI with --json; `controlPort` and `token` reach the gateway directly;
  * `cdpUrl` is the managed browser's CDP endpoint.
@@ -250,6 +286,7 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
           runs: firsts.length
         }
         await post(controlPort, token, "/navigate?profile=svc", { url: pages.url("/small"), targetId: tab.targetId })
+        results.open = await opens({ controlPort, token, runs }, direct.context(), pages.url("/small"))
       }
       if (size === "large") {
         const efficient = await get(controlPort, token, `/snapshot?profile=svc&efficient=true&targetId=${tab.targetId}`)

@@ -220,6 +220,8 @@ if (a !== undefined) {
   for (const [page, r] of [["small page", a.roleSnapshot_small], ["look-alike rows", a.roleSnapshot_rows]]) {
     console.log(`role snapshot --interactive, ${page} (${r.refs} refs, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot() ${r.directMs} ms; ratio ${r.ratio}x`)
   }
+  const o = a.open
+  if (o !== undefined) console.log(`open a tab on a running browser (POST /tabs/open, median of 10): ${o.gatewayMs} ms; the library's newPage + goto to the commit ${o.directMs} ms; +${o.plusMs} ms, ratio ${o.ratio}x (target: within 20 ms)`)
   const f = a.firstSnapshot
   if (f !== undefined) console.log(`first AI snapshot after a navigation (median of ${f.runs}): ${f.firstMs} ms; the next one ${f.nextMs} ms; ratio ${f.ratio}x`)
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)

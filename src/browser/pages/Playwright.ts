@@ -73,10 +73,10 @@ const UTILITY_WORLD = "__playwright_utility_world_"
 interface PageInfo {
   readonly targetId: string
   /** Cross-document navigations of the main frame since we first saw the page. */
-  navigations: number
+  readonly navigations: number
   readonly session: CDPSession
   /** The execution context of the library's utility world in the main frame's document, while known. */
-  utility: number | undefined
+  readonly utility: number | undefined
 }
 
 interface Connection {
@@ -162,24 +162,38 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       if (p === undefined) {
         p = (async () => {
           const session = await page.context().newCDPSession(page)
-          const { targetInfo } = await session.send("Target.getTargetInfo")
-          const info: PageInfo = { targetId: targetInfo.targetId, navigations: 0, session, utility: undefined }
+          let navigations = 0
           // Page.frameNavigated is cross-document only (pushState and anchors are navigatedWithinDocument).
           session.on("Page.frameNavigated", (event) => {
-            if (event.frame.parentId === undefined) info.navigations++
+            if (event.frame.parentId === undefined) navigations++
           })
-          // The library's utility world of the main frame (where its snapshots run): refs are checked there.
+          // The library's utility worlds by frame (the main frame's is where its snapshots run and refs are
+          // checked): kept from the start, as the target's id may arrive after them.
+          const utility = new Map<string, number>()
           session.on("Runtime.executionContextCreated", ({ context }) => {
             const aux = context.auxData as { readonly frameId?: string } | undefined
-            if (aux?.frameId === info.targetId && context.name.startsWith(UTILITY_WORLD)) info.utility = context.id
+            if (aux?.frameId !== undefined && context.name.startsWith(UTILITY_WORLD)) utility.set(aux.frameId, context.id)
           })
           session.on("Runtime.executionContextDestroyed", (event) => {
-            if (event.executionContextId === info.utility) info.utility = undefined
+            for (const [frame, id] of utility) if (id === event.executionContextId) utility.delete(frame)
           })
-          session.on("Runtime.executionContextsCleared", () => {
-            info.utility = undefined
-          })
-          await Promise.all([session.send("Page.enable"), session.send("Runtime.enable")])
+          session.on("Runtime.executionContextsCleared", () => utility.clear())
+          const [{ targetInfo }] = await Promise.all([
+            session.send("Target.getTargetInfo"),
+            session.send("Page.enable"),
+            session.send("Runtime.enable")
+          ])
+          const targetId = targetInfo.targetId
+          const info: PageInfo = {
+            targetId,
+            session,
+            get navigations() {
+              return navigations
+            },
+            get utility() {
+              return utility.get(targetId)
+            }
+          }
           infos.set(page, info)
           return info
         })().catch(() => {
@@ -202,10 +216,24 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         // An observer's failure must not break the connection or the other observers.
       }
     }
+    /** Lookups waiting for a tab to reach the library, woken when any page does. */
+    const arrivals = new Set<() => void>()
+    const nextArrival = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer)
+          arrivals.delete(wake)
+          resolve()
+        }
+        const timer = setTimeout(wake, ms)
+        arrivals.add(wake)
+      })
+
     const watchContext = (profile: string, context: BrowserContext) => {
       for (const observer of contextObservers) notify(observer, profile, context)
       context.on("page", (page) => {
         for (const observer of observers) notify(observer, profile, page)
+        for (const wake of [...arrivals]) wake()
       })
       for (const page of context.pages()) for (const observer of observers) notify(observer, profile, page)
     }
@@ -345,9 +373,17 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const scan = async (conn: Connection, targetId: string): Promise<Page | "absent" | undefined> => {
       const cached = conn.byTarget.get(targetId)
       if (cached !== undefined && !cached.isClosed()) return cached
+      // Pages described already (by another service's first look) are matched without a round trip.
+      const open = conn.browser.contexts().flatMap((c) => c.pages()).filter((p) => !p.isClosed())
+      for (const p of open) {
+        const info = infos.get(p)
+        if (info !== undefined) remember(conn, p, info)
+      }
+      const described = conn.byTarget.get(targetId)
+      if (described !== undefined && !described.isClosed()) return described
       const url = await targetUrl(conn, targetId)
       if (url === null) return "absent"
-      const unmatched = conn.browser.contexts().flatMap((c) => c.pages()).filter((p) => !p.isClosed() && !infos.has(p))
+      const unmatched = open.filter((p) => !p.isClosed() && !infos.has(p))
       const likely = url !== undefined ? unmatched.filter((p) => p.url() === url) : []
       for (const group of [likely, unmatched.filter((p) => !likely.includes(p))]) {
         const described = await Promise.all(group.map(async (p) => [p, await describePage(p)] as const))
@@ -366,7 +402,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
           const page = await scan(conn, targetId)
           if (page === "absent") return undefined
           if (page !== undefined || Date.now() >= deadline || !conn.browser.isConnected()) return page
-          await new Promise((r) => setTimeout(r, 25))
+          await nextArrival(25)
         }
       })
 
@@ -392,6 +428,30 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         for (const gate of gates.keys()) yield* gate(profileName, targetId, found)
         return found
       }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
+
+    /** The page's own CDP session (one per page, shared by svc's services) and its targetId; undefined once closed. */
+    const pageSession = (page: Page): Promise<{ readonly session: CDPSession; readonly targetId: string } | undefined> =>
+      describePage(page)
+
+    /**
+     * A new blank tab opened through the library (so it is known to the library, and observed, from its
+     * start), with its targetId; undefined when the library could not open one (the caller opens it the
+     * plain way).
+     */
+    const newPage = (profileName: string, endpoint: CdpEndpoint) =>
+      Effect.gen(function*() {
+        const lib = yield* pw
+        const conn = yield* connection(profileName, endpoint, lib)
+        const context = conn.browser.contexts()[0]
+        if (context === undefined) return undefined
+        const page = yield* Effect.promise(() => withTimeout(context.newPage(), 10_000, "a new tab").catch(() => undefined))
+        if (page === undefined) return undefined
+        const info = yield* Effect.promise(() => describePage(page))
+        if (info === undefined) return undefined
+        remember(conn, page, info)
+        for (const gate of gates.keys()) yield* gate(profileName, info.targetId, page)
+        return { page, targetId: info.targetId }
+      }).pipe(Effect.withSpan("PlaywrightSessions.newPage", { attributes: { profile: profileName } }))
 
     /**
      * For a request that reads a tab over CDP alone (a screenshot): when a gate keeps state for the tab, its
@@ -524,6 +584,8 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
 
     return {
       page,
+      newPage,
+      pageSession,
       knownPage,
       evaluateMain,
       evaluateUtility,

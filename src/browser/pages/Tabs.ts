@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import type { Tab } from "../../domain/browser.js"
 import { Conflict, NotFound } from "../../domain/errors.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
@@ -12,6 +12,7 @@ import { makeTabOrder } from "./tabOrder.js"
 import { describeExit } from "../launch/ChromeLauncher.js"
 import { redactSecrets } from "../../platform/redact.js"
 import { errorText } from "./promises.js"
+import { timed } from "../../platform/serverTiming.js"
 import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js"
 
 /**
@@ -46,10 +47,12 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         return { profile: profile.name, tabs: tabs.sort((a, b) => a.index - b.index) }
       })
 
-    /** The new tab, numbered after every tab the browser had before it. */
-    const opened = (profile: string, endpoint: CdpEndpoint, target: CdpTarget) =>
+    /** The new tab, numbered after every tab the browser had before it (`listed`: the browser's tabs, when asked already). */
+    const opened = (profile: string, endpoint: CdpEndpoint, target: CdpTarget, listed?: Fiber.Fiber<ReadonlyArray<CdpTarget>>) =>
       Effect.gen(function*() {
-        const targets = yield* cdp.listTabs(endpoint).pipe(Effect.orElseSucceed(() => []))
+        const targets = listed !== undefined
+          ? yield* Fiber.join(listed)
+          : yield* cdp.listTabs(endpoint).pipe(Effect.orElseSucceed(() => []))
         const others = targets.map((t) => t.targetId).filter((id) => id !== target.targetId)
         order.sync(profile, [...others, target.targetId])
         yield* browsers.setCurrentTab(profile, target.targetId)
@@ -66,16 +69,22 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         if (typeof normalised !== "string") return yield* normalised
         yield* policy.check(normalised)
         if (browsers.automation.available && normalised !== "about:blank") {
-          const blank = yield* cdp.openTab(endpoint, "about:blank")
+          // Opened through the library, the tab is known to it at once; else opened over CDP and looked up.
+          const made = yield* timed("create")(Effect.orElseSucceed(sessions.newPage(profile.name, endpoint), () => undefined))
+          const blank: CdpTarget = made !== undefined
+            ? { targetId: made.targetId, url: "about:blank", title: "", type: "page" }
+            : yield* cdp.openTab(endpoint, "about:blank")
+          // The browser's tabs, for the new one's index: asked beside the navigation.
+          const listed = yield* Effect.fork(cdp.listTabs(endpoint).pipe(Effect.orElseSucceed((): ReadonlyArray<CdpTarget> => [])))
           const mark = yield* policy.mark
           const observed = yield* Effect.either(
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
-              const page = yield* sessions.page(profile.name, endpoint, blank.targetId)
+              const page = made?.page ?? (yield* timed("page")(sessions.page(profile.name, endpoint, blank.targetId)))
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
-              const failed = yield* Effect.promise(() =>
+              const failed = yield* timed("goto")(Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))
-              )
+              ))
               return { tab: { ...blank, url: page.url() }, failed, refused: yield* policy.refusedSince(mark, page) }
             })
           )
@@ -85,7 +94,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
             return yield* blockedOnTheWay(`open ${redactSecrets(normalised)} (the tab was closed)`, observed.right.refused)
           }
           if (observed._tag === "Right") {
-            const tab = yield* opened(profile.name, endpoint, observed.right.tab)
+            const tab = yield* timed("list")(opened(profile.name, endpoint, observed.right.tab, listed))
             const failed = observed.right.failed
             if (failed !== undefined && /net::ERR_|Timeout/i.test(failed)) {
               // The tab is there (showing the browser's error page), but the page is not: say so, as navigate does.

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from "playwright-core"
+import type { BrowserContext, Frame, Page, Request, Route } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { type Decision, hasLists, type PolicySettings } from "./checkUrl.js"
 import { NavigationPolicy } from "./NavigationPolicy.js"
@@ -67,8 +67,10 @@ export const PolicyRouting = Layer.scopedDiscard(
       const known = guarded.get(page)
       if (known !== undefined) return known
       const setUp = (async () => {
-        const session: CDPSession = await page.context().newCDPSession(page)
-        const { targetInfo } = await session.send("Target.getTargetInfo")
+        // The page's own session (shared with svc's other services: one attach per page, not one each).
+        const own = await sessions.pageSession(page)
+        if (own === undefined) return
+        const { session, targetId } = own
         session.on("Fetch.requestPaused", (event) => {
           let decision: Decision
           try {
@@ -82,7 +84,7 @@ export const PolicyRouting = Layer.scopedDiscard(
             return
           }
           // A refused main-frame load is cancelled (the tab stays on its page, no error page); a frame's fails.
-          const mainFrame = event.frameId === targetInfo.targetId
+          const mainFrame = event.frameId === targetId
           session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
             .catch(() => undefined)
           if (mainFrame) void refusedMainFrame(page, event.request.url, decision)

@@ -151,6 +151,8 @@ const setup = () => {
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
+      newPage: () => Effect.succeed(undefined),
+      pageSession: () => Promise.resolve(undefined),
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
