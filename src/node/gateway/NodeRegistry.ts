@@ -26,6 +26,8 @@ const HELLO_TIMEOUT = Duration.seconds(10)
 /** The gateway pings each node this often (JSON messages), and drops one silent for three of them. */
 const PING_EVERY = Duration.seconds(10)
 const SILENT_LIMIT_MS = 35_000
+/** A write to a node that takes longer than this is a connection that is going away. */
+const SEND_TIMEOUT = Duration.seconds(5)
 
 /** A request for a node, as the control server received it (without `node=`). */
 export interface NodeRequest {
@@ -155,8 +157,10 @@ export class NodeRegistry extends Effect.Service<NodeRegistry>()("svc/NodeRegist
         const nonce = crypto.randomBytes(32).toString("base64")
         let connection: Connection | undefined
         let lastHeard = Date.now()
-        const closeWith = (code: number, reason: string) =>
-          Effect.ignore(write(new Socket.CloseEvent(code, reason.slice(0, 120))))
+        // A write waits for the socket to be open: on one that is closing, it would wait for ever.
+        const send = (chunk: string | Uint8Array) =>
+          write(chunk).pipe(Effect.timeoutFail({ duration: SEND_TIMEOUT, onTimeout: () => new Socket.SocketGenericError({ reason: "Write", cause: "timeout" }) }))
+        const closeWith = (code: number, reason: string) => Effect.ignore(send(new Socket.CloseEvent(code, reason.slice(0, 120)) as never))
 
         const onHello = (hello: Hello) =>
           Effect.gen(function*() {
@@ -195,14 +199,14 @@ export class NodeRegistry extends Effect.Service<NodeRegistry>()("svc/NodeRegist
             connection = {
               id,
               hello,
-              send: write,
+              send,
               close: (reason) => closeWith(4000, reason),
               inFlight: new Map()
             }
             connections.set(id, connection)
             const pending = record.status === "pending"
             yield* Effect.logInfo(`node ${id} (${record.name}) connected from ${remote}${pending ? ", pending approval" : ""}`)
-            yield* Effect.ignore(write(JSON.stringify({
+            yield* Effect.ignore(send(JSON.stringify({
               type: "welcome",
               id,
               status: record.status,
@@ -236,27 +240,37 @@ export class NodeRegistry extends Effect.Service<NodeRegistry>()("svc/NodeRegist
               yield* Effect.logWarning(`node socket from ${remote}: silent for ${SILENT_LIMIT_MS / 1000} s, closing it`)
               return yield* closeWith(4008, "silent too long")
             }
-            yield* Effect.ignore(write(JSON.stringify({ type: "ping" })))
+            yield* Effect.ignore(send(JSON.stringify({ type: "ping" })))
           }
         })
         const helper = yield* Effect.fork(Effect.zip(helloDeadline, heartbeat, { concurrent: true }))
         // The socket opens inside runRaw (the upgrade is completed there): the challenge goes once it is open.
-        yield* socket.runRaw(onFrame, {
-          onOpen: write(JSON.stringify({ type: "challenge", nonce } satisfies GatewayMessage)).pipe(Effect.ignore)
-        }).pipe(Effect.ignore)
-        yield* Fiber.interrupt(helper)
-        if (connection !== undefined) {
+        const cleanUp = Effect.suspend(() => {
+          if (connection === undefined) return Effect.void
           const c = connection
           if (connections.get(c.id) === c) connections.delete(c.id)
           const r = store.get(c.id)
-          if (r !== undefined) yield* Effect.ignore(Effect.try(() => store.put({ ...r, lastSeenAt: Date.now() })))
+          if (r !== undefined) {
+            try {
+              store.put({ ...r, lastSeenAt: Date.now() })
+            } catch {
+              // lastSeenAt is a courtesy: the next save writes it
+            }
+          }
           const gone = new BrowserUnavailable({
             message: `node ${c.id} (${c.hello.name}) disconnected while the request was in flight; ` +
               "it reconnects by itself when its `svc node run` is still running: try again"
           })
           for (const waiting of c.inFlight.values()) Deferred.unsafeDone(waiting, Effect.fail(gone))
-          yield* Effect.logInfo(`node ${c.id} (${c.hello.name}) disconnected`)
-        }
+          return Effect.logInfo(`node ${c.id} (${c.hello.name}) disconnected`)
+        })
+        yield* socket.runRaw(onFrame, {
+          onOpen: send(JSON.stringify({ type: "challenge", nonce } satisfies GatewayMessage)).pipe(Effect.ignore)
+        }).pipe(
+          Effect.ignore,
+          // Also when the gateway stops (the server interrupts this fiber): in-flight requests fail, none hangs.
+          Effect.ensuring(Effect.zipRight(Fiber.interrupt(helper), cleanUp))
+        )
       }))
 
     /** The connected nodes (approved or not) as routing sees them. */
