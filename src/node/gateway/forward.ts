@@ -43,7 +43,7 @@ const writeUnique = (dir: string, name: string, data: Uint8Array): string => {
 }
 
 /** The node's answer as this route's: its files copied here and their paths in the body replaced. */
-const localAnswer = (mediaDir: string, nodeId: string, answer: DecodedResponse) =>
+const localAnswer = (mediaDir: string, nodeId: string, answer: DecodedResponse, startedAt: number) =>
   Effect.try({
     try: () => {
       const contentType = answer.header.headers["content-type"] ?? "application/json"
@@ -54,9 +54,10 @@ const localAnswer = (mediaDir: string, nodeId: string, answer: DecodedResponse) 
         for (const f of answer.files) copies.set(f.path, writeUnique(dir, f.path, f.data))
         body = Buffer.from(JSON.stringify(replacePaths(JSON.parse(Buffer.from(body).toString("utf8")), copies)), "utf8")
       }
-      const headers: Record<string, string> = {}
+      // The node's parts, and `hop`: the whole round trip through the node, as this gateway saw it.
+      const hop = `hop;dur=${Math.round((performance.now() - startedAt) * 100) / 100}`
       const timing = answer.header.headers["server-timing"]
-      if (timing !== undefined) headers["server-timing"] = timing
+      const headers: Record<string, string> = { "server-timing": timing !== undefined ? `${timing}, ${hop}` : hop }
       return HttpServerResponse.uint8Array(body, { status: answer.header.status, contentType, headers })
     },
     catch: (e) => new InternalError({ message: `cannot keep the files node ${nodeId} sent: ${(e as Error).message}` })
@@ -84,8 +85,9 @@ export const forwardToNodes = HttpMiddleware.make((app) =>
       const value = request.headers[name]
       if (value !== undefined) headers[name] = value
     }
+    const startedAt = performance.now()
     return yield* registry.forward(nodeId, { method: request.method, path: `${url.pathname}${url.search}`, headers, body }).pipe(
-      Effect.flatMap((answer) => localAnswer(config.paths.mediaDir, nodeId, answer)),
+      Effect.flatMap((answer) => localAnswer(config.paths.mediaDir, nodeId, answer, startedAt)),
       Effect.catchAll((e) => Effect.succeed(errorResponse(e, STATUS[e._tag] ?? 500)))
     )
   })

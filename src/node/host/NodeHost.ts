@@ -103,12 +103,17 @@ const session = (options: NodeHostOptions, url: string) =>
         })
       } else {
         try {
+          const t0 = performance.now()
           local = await options.serve({
             method: request.method,
             path: request.path,
             headers: request.headers,
             body: Buffer.from(request.body, "base64")
           })
+          // The time the node's own control API took, beside the parts it timed (the gateway adds the hop's).
+          const served = `node;dur=${Math.round((performance.now() - t0) * 100) / 100}`
+          const timing = local.headers["server-timing"]
+          local = { ...local, headers: { ...local.headers, "server-timing": timing !== undefined ? `${timing}, ${served}` : served } }
           if (local.status < 300 && (local.headers["content-type"] ?? "").includes("json")) {
             files = answerFiles(JSON.parse(Buffer.from(local.body).toString("utf8")), options.fileRoots)
           }
