@@ -278,4 +278,20 @@ describe("the node host", () => {
     const refused = await gw.svc("browser", "tabs", "--node", id)
     expect(refused.stderr).toContain(`svc nodes approve ${id}`)
   }, 60_000)
+
+  it("nodeHost.browserProxy.enabled false: the node announces no browser and refuses browser requests", async () => {
+    const other = await startNode(makeStateDir({ nodeHost: { browserProxy: { enabled: false } } }), gatewayPort, gw.token())
+    try {
+      const otherId = nodeIdIn(other.output())
+      expect(otherId).not.toBe(id)
+      expect((await gw.svc("nodes", "approve", otherId)).code).toBe(0)
+      const listed = JSON.parse((await gw.svc("nodes", "list", "--json")).stdout).nodes
+      expect(listed.find((n: { id: string }) => n.id === otherId)).toMatchObject({ status: "approved", connected: true, capabilities: [], profiles: [] })
+      const refused = await gw.svc("browser", "tabs", "--node", otherId)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain("nodeHost.browserProxy.enabled is false")
+    } finally {
+      await other.stop()
+    }
+  }, 60_000)
 })
