@@ -152,9 +152,22 @@ describe("the node host", () => {
     expect(refused.stderr.trim()).toBe(
       `svc: node ${id} (test-node) is waiting for approval: run \`svc nodes approve ${id}\` on the gateway's machine`
     )
-    const raw = await request(gw.controlPort, "GET", `/tabs?node=${id}`, { authorization: `Bearer ${gw.token()}` })
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    const raw = await request(gw.controlPort, "GET", `/tabs?node=${id}`, auth)
     expect(raw.status).toBe(403)
     expect(raw.json()._tag).toBe("Forbidden")
+    // A node= that is no id, or names no node, is refused at once; the gateway's own routes are never forwarded.
+    const bad = await request(gw.controlPort, "GET", "/tabs?node=mac", auth)
+    expect(bad.status).toBe(400)
+    expect(bad.json().message).toContain("node: expected a node id")
+    const unknown = await request(gw.controlPort, "GET", "/tabs?node=0123456789abcdef", auth)
+    expect(unknown.status).toBe(404)
+    expect(unknown.json().message).toContain("no node 0123456789abcdef is known")
+    const own = await request(gw.controlPort, "GET", `/nodes?node=${id}`, auth)
+    expect(own.status).toBe(200)
+    expect(own.json().nodes[0].id).toBe(id)
+    // Without the gateway's credentials, nothing is forwarded.
+    expect((await request(gw.controlPort, "GET", `/tabs?node=${id}`)).status).toBe(401)
     // Nothing ran on the node: its browser was never launched.
     expect(fs.existsSync(path.join(nodeState, "browser", "svc", "user-data"))).toBe(false)
   }, 30_000)

@@ -53,6 +53,7 @@ const INITIAL_BACKOFF_MS = 500
 const MAX_BACKOFF_MS = 15_000
 /** The gateway pings every 10 s: this long without a word from it means the connection is dead. */
 const GATEWAY_SILENT_MS = 35_000
+const WELCOME_WITHIN_MS = 20_000
 
 const json = (status: number, value: unknown): LocalAnswer => ({
   status,
@@ -86,8 +87,11 @@ const session = (options: NodeHostOptions, url: string) =>
       ws.terminate()
       resume(Effect.succeed({ welcomed, why }))
     }
+    const openedAt = Date.now()
     const watchdog = setInterval(() => {
       if (Date.now() - lastHeard > GATEWAY_SILENT_MS) end("the gateway went silent")
+      // A gateway that took the socket but never welcomed this node (it was stopping, or is not svc).
+      else if (!welcomed && Date.now() - openedAt > WELCOME_WITHIN_MS) end("the gateway did not welcome this node in time")
     }, 5_000)
     const send = (data: string | Buffer) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(data)
