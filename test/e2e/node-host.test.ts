@@ -202,6 +202,18 @@ describe("the node host", () => {
     expect(file.startsWith(path.join(gw.stateDir, "media") + path.sep)).toBe(true)
     expect(isPng(file)).toMatchObject({ width: expect.any(Number), height: expect.any(Number) })
     expect(fs.statSync(file).mode & 0o077).toBe(0)
+    // A PDF and a trace the node wrote come back the same way.
+    const pdf = await gw.svc("browser", "pdf", "--node", id, "--target-id", targetId)
+    expect(pdf.code, pdf.stderr).toBe(0)
+    const pdfFile = /^MEDIA:(.+)$/m.exec(pdf.stdout)![1]!
+    expect(pdfFile.startsWith(path.join(gw.stateDir, "media") + path.sep)).toBe(true)
+    expect(fs.readFileSync(pdfFile).subarray(0, 5).toString()).toBe("%PDF-")
+    expect((await gw.svc("browser", "trace", "start", "--node", id, "--target-id", targetId)).code).toBe(0)
+    const trace = await gw.svc("browser", "trace", "stop", "--node", id, "--target-id", targetId)
+    expect(trace.code, trace.stderr).toBe(0)
+    const traceFile = /^TRACE:(.+)$/m.exec(trace.stdout)![1]!
+    expect(traceFile.startsWith(path.join(gw.stateDir, "media") + path.sep)).toBe(true)
+    expect(fs.statSync(traceFile).size).toBeGreaterThan(0)
     // Without --node, the same command is the gateway's own browser: never the node's tab.
     const ownTabs = await gw.svc("browser", "tabs", "--json")
     expect(ownTabs.stdout).not.toContain(targetId)
