@@ -1,8 +1,9 @@
 // Issue 16's benchmark: the node hop. A gateway with its managed browser, and `svc node run` (a state dir
-// of its own) dialling it on loopback, whose profile attaches to that same browser (a cdpUrl profile), so
-// both sides drive the very same tab and only the hop differs. Each request goes once to the gateway's
-// managed profile directly (the baseline) and once with `?node=<id>` (gateway → node socket → the node's
-// in-process control API → back), interleaved, in the same run:
+// of its own) dialling it on loopback. Two setups: `shared`, the node's profile attaches to the gateway's
+// browser (a cdpUrl profile), so both sides drive the very same tab; `managed`, the node runs its own
+// managed browser (as on another machine), the same page open in both. Each request goes once to the
+// gateway's managed profile directly (the baseline) and once with `?node=<id>` (gateway → node socket →
+// the node's in-process control API → back), interleaved, in the same run:
 //  - per-request overhead of the hop: GET /tabs, an AI snapshot, and a click by ref (median of each), and of
 //    it the socket's share (Server-Timing: `hop`, the gateway's round trip, less `node`, the node's serving);
 //  - a screenshot's transfer: a viewport of noise (a PNG of a few MB) taken through the node vs directly,
@@ -93,7 +94,7 @@ const stop = (child) =>
     child.kill("SIGTERM")
   })
 
-export async function measureNode({ runs = 30 } = {}) {
+export async function measureNode({ runs = 30, setup = "shared" } = {}) {
   const pages = await serve()
   const gw = await benchState("svc-bench-node-gw-")
   const nodeState = await benchState("svc-bench-node-host-")
@@ -102,9 +103,9 @@ export async function measureNode({ runs = 30 } = {}) {
   const { child: gateway } = await spawnUntil(["gateway", "run"], gw.env, (o) => o.includes("svc gateway ready"))
   const gwConfig = JSON.parse(fs.readFileSync(`${gw.stateDir}/svc.json`, "utf8"))
   const token = gwConfig.gateway.auth.token
-  // The node's profile is the gateway's browser: the same tab on both sides.
+  // shared: the node's profile is the gateway's browser, the same tab on both sides.
   const cdpPort = gwConfig.browser.profiles.svc.cdpPort
-  fs.writeFileSync(
+  if (setup === "shared") fs.writeFileSync(
     `${nodeState.stateDir}/svc.json`,
     JSON.stringify({ browser: { defaultProfile: "shared", profiles: { shared: { cdpUrl: `http://127.0.0.1:${cdpPort}` } } } }),
     { mode: 0o600 }
@@ -128,10 +129,13 @@ export async function measureNode({ runs = 30 } = {}) {
     await api("POST", "/nodes/approve", { id })
     const on = (path, where) => (where === "node" ? `${path}${path.includes("?") ? "&" : "?"}node=${id}` : path)
 
-    // One tab, driven from both sides.
+    // One tab driven from both sides (shared), or the same page in each browser (managed).
     await api("POST", "/start")
     const targetId = (await api("POST", "/tabs/open", { url: pages.url("/page") })).targetId
-    const tab = { direct: targetId, node: targetId }
+    const tab = {
+      direct: targetId,
+      node: setup === "shared" ? targetId : (await api("POST", on("/tabs/open", "node"), { url: pages.url("/page") })).targetId
+    }
     const refOf = async (where) => {
       const snap = await api("GET", on(`/snapshot?format=ai&targetId=${tab[where]}`, where))
       const m = /button "Add one"[^\n]*?\[ref=(\w+)\]/.exec(snap.snapshot)
@@ -161,7 +165,7 @@ export async function measureNode({ runs = 30 } = {}) {
         }
       }
     }
-    const results = { runs }
+    const results = { runs, setup }
     for (const [kind, t] of Object.entries(times)) {
       const direct = median(t.direct)
       const viaNode = median(t.node)
@@ -175,7 +179,9 @@ export async function measureNode({ runs = 30 } = {}) {
     }
 
     // Screenshots of a noise page: the transfer's cost per MB.
-    await api("POST", "/navigate", { url: pages.url("/noise"), targetId })
+    for (const where of setup === "shared" ? ["direct"] : ["direct", "node"]) {
+      await api("POST", on("/navigate", where), { url: pages.url("/noise"), targetId: tab[where] })
+    }
     const shots = { direct: [], node: [], transport: [] }
     let bytes = 0
     const shotRuns = Math.max(5, Math.round(runs / 3))
@@ -196,6 +202,7 @@ export async function measureNode({ runs = 30 } = {}) {
     const directShot = median(shots.direct)
     const nodeShot = median(shots.node)
     results.screenshot = {
+      setup,
       runs: shotRuns,
       mb: round(mb),
       directMs: round(directShot),
@@ -218,17 +225,17 @@ export function printNode(r) {
   for (const [kind, what] of [["tabs", "GET /tabs"], ["snapshot", "AI snapshot"], ["click", "click by ref"]]) {
     const k = r[kind]
     console.log(
-      `node hop, ${what} (median of ${r.runs}): via the node ${k.nodeMs} ms; the same tab on the gateway's managed profile ${k.directMs} ms; ` +
+      `node hop (${r.setup}), ${what} (median of ${r.runs}): via the node ${k.nodeMs} ms; ${r.setup === "shared" ? "the same tab" : "the same page"} on the gateway's managed profile ${k.directMs} ms; ` +
         `overhead ${k.overheadMs} ms (target: under 10 ms), of which the socket both ways ${k.transportMs} ms; ratio ${k.ratio}x`
     )
   }
   const s = r.screenshot
   console.log(
-    `node hop, screenshot of ${s.mb} MB (median of ${s.runs}): via the node ${s.nodeMs} ms; directly ${s.directMs} ms; ` +
+    `node hop (${s.setup}), screenshot of ${s.mb} MB (median of ${s.runs}): via the node ${s.nodeMs} ms; directly ${s.directMs} ms; ` +
       `transfer ${s.transferMsPerMb} ms per MB (the socket's share, file written on the gateway included: ${s.socketMsPerMb} ms per MB)`
   )
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  printNode(await measureNode({ runs: Number(process.argv[2] ?? 30) }))
+  for (const setup of ["shared", "managed"]) printNode(await measureNode({ runs: Number(process.argv[2] ?? 30), setup }))
 }

@@ -243,6 +243,7 @@ console.log(
     `bare node:http baseline ${w.baseline.perSecond}/s p99 ${w.baseline.p99Ms} ms`
 )
 printMcp((results.mcp = await measureMcp()))
-printNode((results.node = await measureNode()))
+results.node = {}
+for (const setup of ["shared", "managed"]) printNode((results.node[setup] = await measureNode({ setup })))
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")
