@@ -302,6 +302,9 @@ describe("the node host", () => {
     await waitUntil(() => node.output().includes("waiting for approval"), 20_000)
     const refused = await gw.svc("browser", "tabs", "--node", id)
     expect(refused.stderr).toContain(`svc nodes approve ${id}`)
+    // Neither side ever printed the gateway token.
+    expect(node.output()).not.toContain(gw.token())
+    expect(gw.output()).not.toContain(gw.token())
   }, 60_000)
 
   it("nodeHost.browserProxy.enabled false: the node announces no browser and refuses browser requests", async () => {
