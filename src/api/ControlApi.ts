@@ -3,6 +3,7 @@ import { BrowserApi } from "../browser/api.js"
 import { ControlApiBase } from "../domain/controlApi.js"
 import { GatewayApi } from "../gateway/api.js"
 import { MessagingApi } from "../msgbridge/api.js"
+import { NodesApi } from "../node/api.js"
 import { VERSION } from "../version.js"
 import { finishDocument, numericQueryParameters } from "./openApiDocument.js"
 import { OpenApiGroup } from "./OpenApiGroup.js"
@@ -12,6 +13,7 @@ class ControlApiGroups extends ControlApiBase
   .addHttpApi(BrowserApi)
   .addHttpApi(MessagingApi)
   .addHttpApi(GatewayApi)
+  .addHttpApi(NodesApi)
   .add(OpenApiGroup)
 {}
 

@@ -5,7 +5,9 @@
 
 export const API_DESCRIPTION = "The loopback HTTP control API of the svc gateway: drive a Chromium browser (tabs, snapshots " +
   "with refs, actions, files, state) and send through the messaging bridge. Every route needs the gateway " +
-  "token or password; every route of the browser takes `?profile=<name>`. Errors are JSON `{_tag, message}` " +
+  "token or password; every route of the browser takes `?profile=<name>`, and `?node=<id>` to run it on a " +
+  "connected node host's browser instead (the request is forwarded whole; files it produced come back to this " +
+  "gateway's media folder). Errors are JSON `{_tag, message}` " +
   "with their HTTP status."
 
 export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -18,6 +20,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   state: "Cookies, web storage and emulation settings.",
   messaging: "Send and run message actions through the messaging bridge.",
   gateway: "The gateway itself.",
+  nodes: "Node hosts: other machines' browsers that dial this gateway (`svc node run`), pending until approved.",
   api: "This document."
 }
 
@@ -66,6 +69,9 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "messaging.send": "Send a message (chunked like a reply) through the bridge.",
   "messaging.action": "Run a message action (react, edit, unsend, reply, ...) through the bridge.",
   "gateway.status": "The gateway, its browser and each messaging account; `deep=true` asks each bridge server.",
+  "nodes.list": "The node hosts that have connected: id, pending or approved, connected, name, capabilities, profiles.",
+  "nodes.approve": "Approve a pending node host (once per identity): requests with `?node=<id>` then reach it.",
+  "nodes.revoke": "Forget a node host's approval and disconnect it; it is pending again when it reconnects.",
   "api.spec": "This OpenAPI 3.1 document (`svc api spec` prints the same)."
 }
 

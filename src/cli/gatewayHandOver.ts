@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { GatewayRunError, type GatewayRunner } from "../gateway/GatewayRunner.js"
 import { McpRunError, type McpRunner } from "../mcp/McpRunner.js"
+import { NodeRunError, type NodeRunner } from "../node/NodeRunner.js"
 import { builtin } from "../platform/builtin.js"
 
 /**
@@ -29,6 +30,16 @@ export const handOverMcpRunner = (fullBundle: string, execArgv: ReadonlyArray<st
     if (profile !== undefined) args.push("--browser-profile", profile)
     if (sandbox) args.push("--sandbox")
     return handOver(fullBundle, execArgv, args, (why) => new McpRunError(`cannot start the MCP server (${fullBundle}): ${why}`))
+  }
+})
+
+/** `svc node run` from the lean runtime: the full bundle runs the node host (bin/svc goes there directly). */
+export const handOverNodeRunner = (fullBundle: string, execArgv: ReadonlyArray<string>): NodeRunner["Type"] => ({
+  run: ({ gateway, name, token }) => {
+    const args = ["node", "run", "--gateway", gateway]
+    if (token !== undefined) args.push("--token", token)
+    if (name !== undefined) args.push("--name", name)
+    return handOver(fullBundle, execArgv, args, (why) => new NodeRunError(`cannot start the node host (${fullBundle}): ${why}`))
   }
 })
 

@@ -6,7 +6,8 @@ import { leanFileSystem } from "../platform/lean/fileSystem.js"
 import { leanHttpClient } from "../platform/lean/httpClient.js"
 import { leanTerminal } from "../platform/lean/terminal.js"
 import { McpRunner } from "../mcp/McpRunner.js"
-import { handOverGatewayRunner, handOverMcpRunner } from "./gatewayHandOver.js"
+import { NodeRunner } from "../node/NodeRunner.js"
+import { handOverGatewayRunner, handOverMcpRunner, handOverNodeRunner } from "./gatewayHandOver.js"
 
 // The CLI's platform for the V8 start-up snapshot (src/entry/cli.ts). Everything it holds is evaluated
 // while the snapshot is built, where `node:http`, `node:readline`, `node:child_process` and friends cannot
@@ -34,7 +35,8 @@ export const leanRuntimeContext = (options: LeanRuntimeOptions) =>
     Context.add(Terminal.Terminal, leanTerminal),
     Context.add(HttpClient.HttpClient, leanHttpClient),
     Context.add(GatewayRunner, handOverGatewayRunner(options.fullBundle, options.execArgv)),
-    Context.add(McpRunner, handOverMcpRunner(options.fullBundle, options.execArgv))
+    Context.add(McpRunner, handOverMcpRunner(options.fullBundle, options.execArgv)),
+    Context.add(NodeRunner, handOverNodeRunner(options.fullBundle, options.execArgv))
   )
 
 /** The same services as a layer. */

@@ -1,5 +1,5 @@
 import { FileSystem, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Data, Effect, ParseResult } from "effect"
+import { Data, Effect, FiberRef, ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
 import { type Connection, findConnection } from "./Connection.js"
 import { describeIssues } from "./issues.js"
@@ -17,6 +17,16 @@ export class UnexpectedResponse extends Data.TaggedError("UnexpectedResponse")<{
 const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text)
 
 /**
+ * The node host that the calls made inside `withNode(id)` go to: the client adds `?node=<id>` to each
+ * request, and the gateway forwards the request to that node (whatever the route).
+ */
+export const CurrentNode = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/** Runs `self` with its control API calls sent to node `node` (none: this gateway's own browsers). */
+export const withNode = (node: string | undefined) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  node === undefined ? self : Effect.locally(self, CurrentNode, node)
+
+/**
  * The typed client of the control API at `baseUrl` with these credentials, and the status of the last
  * answer it received (for `--json` errors).
  */
@@ -28,6 +38,9 @@ export const makeControlClientAt = (connection: { readonly baseUrl: string; read
       transformClient: (client) =>
         client.pipe(
           HttpClient.mapRequest(HttpClientRequest.setHeaders(connection.headers)),
+          HttpClient.mapRequestEffect((request) =>
+            Effect.map(FiberRef.get(CurrentNode), (node) => node === undefined ? request : HttpClientRequest.setUrlParam(request, "node", node))
+          ),
           HttpClient.tap((response) => Effect.sync(() => void (lastStatus = response.status)))
         ),
       transformResponse: (decode) =>

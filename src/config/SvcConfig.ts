@@ -163,7 +163,9 @@ export const SvcConfig = Schema.Struct({
       }))
     }))
   })),
-  messages: opt(Schema.Struct({ groupChat: opt(GroupChatConfig), responsePrefix: opt(Schema.String) }))
+  messages: opt(Schema.Struct({ groupChat: opt(GroupChatConfig), responsePrefix: opt(Schema.String) })),
+  /** `svc node run` on this machine: browserProxy.enabled false announces no browser and refuses the gateway's browser requests. */
+  nodeHost: opt(Schema.Struct({ browserProxy: opt(Schema.Struct({ enabled: opt(Schema.Boolean) })) }))
 })
 export type SvcConfig = typeof SvcConfig.Type
 

@@ -10,32 +10,50 @@ import { ShortDecodeErrorsLive } from "../http/decodeErrors.js"
 import { guard } from "../http/middleware.js"
 import { type ChannelsApi, makeChannels, MsgbridgeChannels } from "../msgbridge/channel/Channels.js"
 import { MessagingHttpLive } from "../msgbridge/http.js"
+import { forwardToNodes } from "../node/gateway/forward.js"
+import { NodeRegistry } from "../node/gateway/NodeRegistry.js"
+import { nodeSocketHandler } from "../node/gateway/socketRoute.js"
+import { NodesHttpLive } from "../node/http.js"
+import { NODE_SOCKET_PATH } from "../node/protocol.js"
 import { isLoopbackHostname } from "../platform/loopback.js"
 import { VERSION } from "../version.js"
 import { GatewayHttpLive } from "./http.js"
 import { GatewayStatusLive } from "./Status.js"
 
-/** The browser control server: 127.0.0.1:<control port>, never another interface. */
+/**
+ * The control API's handlers, every group (the node registry and the browser services still to provide):
+ * the control server serves them, and so does a node host, for the requests its gateway forwards.
+ */
+export const ControlApiLive = (options: { readonly channels?: ChannelsApi } = {}) =>
+  HttpApiBuilder.api(ControlApi).pipe(
+    Layer.provide(ShortDecodeErrorsLive),
+    Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive, OpenApiHttpLive, NodesHttpLive)),
+    Layer.provide(GatewayStatusLive),
+    Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([])))
+  )
+
+/**
+ * The browser control server: 127.0.0.1:<control port>, never another interface. A request with
+ * `?node=<id>` goes to that node host (node/gateway/forward.ts), after the same guard.
+ */
 export const ControlServerLive = (options: {
   readonly port: number
   readonly credentials: Credentials
   /** The running messaging accounts (none by default). */
   readonly channels?: ChannelsApi
 }) =>
-  HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
-    Layer.provide(ShortDecodeErrorsLive),
-    Layer.provide(HttpApiBuilder.api(ControlApi)),
-    Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive, OpenApiHttpLive)),
-    Layer.provide(GatewayStatusLive),
-    Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([]))),
+  HttpApiBuilder.serve((app) => guard({ credentials: options.credentials, checkHost: true })(forwardToNodes(app))).pipe(
+    Layer.provide(ControlApiLive(options)),
+    // The same layer value as the gateway port's: one registry when both are built together.
+    Layer.provide(NodeRegistry.Default),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: "127.0.0.1" }))
   )
 
 /**
- * The gateway port: loopback unless gateway.bind says otherwise. /health (and anything unknown) needs the
- * gateway credentials; each msgbridge account's webhook has its own auth (the channel
- * password, see http/webhook.ts). Node-host connections arrive here in a later capability.
+ * The gateway port: loopback unless gateway.bind says otherwise. /health, the node hosts' socket (`/node`)
+ * and anything unknown need the gateway credentials; each msgbridge account's webhook has its own auth (the
+ * channel password, see http/webhook.ts).
  */
 export const GatewayServerLive = (options: {
   readonly port: number
@@ -49,7 +67,8 @@ export const GatewayServerLive = (options: {
 }) => {
   const guarded = guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })
   const withHealth = HttpRouter.empty.pipe(
-    HttpRouter.get("/health", guarded(HttpServerResponse.unsafeJson({ ok: true, version: VERSION })))
+    HttpRouter.get("/health", guarded(HttpServerResponse.unsafeJson({ ok: true, version: VERSION }))),
+    HttpRouter.get(NODE_SOCKET_PATH, guarded(nodeSocketHandler))
   )
   const withWebhooks = (options.webhooks ?? []).reduce(
     (router, hook) => router.pipe(HttpRouter.post(hook.path as HttpRouter.PathInput, hook.handler)),
@@ -60,6 +79,7 @@ export const GatewayServerLive = (options: {
     HttpServer.serve(),
     // No request spans here: a webhook URL carries the channel password in its query string.
     HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(NodeRegistry.Default),
     Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: options.bind }))
   )
 }

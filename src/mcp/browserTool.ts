@@ -40,7 +40,8 @@ export const browserTool: McpTool = {
     Effect.gen(function*() {
       const routing = yield* settings
       const tool = makeBrowserTool(env.client, env.readFile)
-      const r = yield* tool.run(payload ?? {}, { sandboxed: env.sandboxed, ...routing, nodes: () => [] })
+      // No nodes given: the tool asks the gateway for the connected ones when routing can use them.
+      const r = yield* tool.run(payload ?? {}, { sandboxed: env.sandboxed, ...routing })
       return new McpSchema.CallToolResult({
         isError: r.isError,
         content: r.content.map((c) => c.type === "text" ? { type: "text", text: c.text } : { type: "image", data: c.data, mimeType: c.mimeType })

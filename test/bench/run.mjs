@@ -5,6 +5,7 @@
 //  2. Gateway start to ready: `svc gateway run` spawned until it prints ready, vs `node -e 0`.
 //  3. Managed browser start to CDP ready: `svc browser start` (elapsedMs, as the gateway measures it) vs
 //     a bare `chromium --headless --remote-debugging-port` spawned until /json/version answers.
+//  Then the automation, load, webhook and MCP sections, and the node hop (test/bench/node.mjs).
 
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -19,6 +20,7 @@ import { formPage, measureLoad } from "./load.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 import { measureMcp, printMcp } from "./mcp.mjs"
+import { measureNode, printNode } from "./node.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const median = (xs) => {
@@ -243,5 +245,7 @@ console.log(
     `bare node:http baseline ${w.baseline.perSecond}/s p99 ${w.baseline.p99Ms} ms`
 )
 printMcp((results.mcp = await measureMcp()))
+results.node = {}
+for (const setup of ["shared", "managed"]) printNode((results.node[setup] = await measureNode({ setup })))
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")

@@ -1,5 +1,5 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
-import type { ControlClient } from "../../client/ControlClient.js"
+import { type ControlClient, withNode } from "../../client/ControlClient.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
@@ -14,9 +14,14 @@ export interface BrowserToolSession {
   readonly sandboxed: boolean
   readonly allowHostControl: boolean
   readonly nodesMode: "auto" | "off"
-  /** The node hosts connected now (none until the node host exists). */
-  readonly nodes: () => ReadonlyArray<ConnectedNode>
+  /** The node hosts connected now; left out, the tool asks the gateway (`GET /nodes`) when routing needs them. */
+  readonly nodes?: (() => ReadonlyArray<ConnectedNode>) | undefined
 }
+
+/** Whether routing this call can pick a node (so the connected nodes are worth asking for). */
+const mayUseNodes = (p: BrowserToolParams, session: BrowserToolSession) =>
+  p.target === "node" || p.node !== undefined ||
+  (p.target === undefined && !session.sandboxed && p.profile === undefined && session.nodesMode === "auto")
 
 const decodeParams = Schema.decodeUnknownEither(BrowserToolParams, { errors: "all", onExcessProperty: "error" })
 const decodeAct = Schema.decodeUnknownEither(ActRequest, { errors: "all" })
@@ -73,6 +78,11 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       const decoded = decodeParams(raw)
       if (Either.isLeft(decoded)) return errorResult(`invalid browser call: ${problems(decoded.left)}`)
       const p = decoded.right
+      const nodes = session.nodes !== undefined
+        ? session.nodes()
+        : mayUseNodes(p, session)
+        ? yield* connectedNodes
+        : []
       const routed = routeBrowserCall({
         sandboxed: session.sandboxed,
         target: p.target,
@@ -80,16 +90,27 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
         profile: p.profile,
         allowHostControl: session.allowHostControl,
         nodesMode: session.nodesMode,
-        nodes: session.nodes()
+        nodes
       })
       if (Either.isLeft(routed)) return errorResult(routed.left)
       return yield* onRoute(routed.right, p)
     })
 
+  /** The node hosts connected to the gateway (none when it cannot say). */
+  const connectedNodes: Effect.Effect<ReadonlyArray<ConnectedNode>> = client.nodes.list().pipe(
+    Effect.map((r) =>
+      r.nodes.filter((n) => n.connected).map((n) => ({
+        id: n.id,
+        browser: n.capabilities.includes("browser"),
+        pending: n.status !== "approved"
+      }))
+    ),
+    Effect.orElseSucceed(() => [])
+  )
+
   const onRoute = (route: Route, p: BrowserToolParams): Effect.Effect<ToolResult> => {
-    if (route.kind === "node") {
-      return Effect.succeed(errorResult(`node "${route.node}" cannot be reached from here yet (the node host is not part of this gateway)`))
-    }
+    // A node's browser: the same calls, each sent to that node by the gateway (`?node=<id>`).
+    const node = route.kind === "node" ? route.node : undefined
     const profile = route.profile
     const q = profile !== undefined ? { profile } : {}
     const tab = p.targetId !== undefined ? { targetId: p.targetId } : {}
@@ -237,6 +258,7 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       }
     }
     return Effect.suspend(call).pipe(
+      withNode(node),
       Effect.catchAllDefect((d) => d instanceof Missing ? Effect.succeed(errorResult(d.message)) : Effect.die(d)),
       Effect.catchAll((e) => Effect.succeed(failure(e)))
     )

@@ -6,10 +6,12 @@ import type { SvcConfig } from "../../config/SvcConfig.js"
 
 export const SANDBOX_PROFILE = "sandbox"
 
-/** A connected node host, and whether it offers a browser. */
+/** A connected node host, whether it offers a browser, and whether it still waits for approval. */
 export interface ConnectedNode {
   readonly id: string
   readonly browser: boolean
+  /** Not approved yet (`svc nodes approve <id>`): never chosen, and refused when named. */
+  readonly pending?: boolean
 }
 
 export interface RoutingInput {
@@ -37,13 +39,15 @@ const toNode = (input: RoutingInput, pinned: boolean): Either.Either<Route, stri
   if (input.nodesMode === "off") {
     return Either.left(`node browsers are switched off (${MODE_KEY} is "off"); use target "host", or set ${MODE_KEY} to "auto"`)
   }
-  const browsers = input.nodes.filter((n) => n.browser)
+  const browsers = usableBrowsers(input.nodes)
   if (input.node !== undefined) {
     const found = browsers.find((n) => n.id === input.node)
     if (found !== undefined) return Either.right({ kind: "node", node: found.id, profile: input.profile })
     const known = input.nodes.find((n) => n.id === input.node)
     return Either.left(
-      known !== undefined
+      known?.pending === true
+        ? `node "${input.node}" is connected but waits for approval: run \`svc nodes approve ${input.node}\` on the gateway's machine`
+        : known !== undefined
         ? `node "${input.node}" is connected but offers no browser`
         : `no node "${input.node}" is connected` +
           (browsers.length > 0 ? ` (browser nodes: ${browsers.map((n) => n.id).join(", ")})` : "")
@@ -62,6 +66,9 @@ const toNode = (input: RoutingInput, pinned: boolean): Either.Either<Route, stri
   }
   return Either.right({ kind: "node", node: browsers[0]!.id, profile: input.profile })
 }
+
+/** Nodes a call may go to: approved, with a browser. */
+const usableBrowsers = (nodes: ReadonlyArray<ConnectedNode>) => nodes.filter((n) => n.browser && n.pending !== true)
 
 const toSandbox = (input: RoutingInput): Either.Either<Route, string> =>
   input.profile !== undefined && input.profile !== SANDBOX_PROFILE
@@ -98,7 +105,7 @@ export const routeBrowserCall = (input: RoutingInput): Either.Either<Route, stri
     case undefined: {
       if (input.node !== undefined) return routeBrowserCall({ ...input, target: "node" })
       if (input.sandboxed) return toSandbox(input)
-      if (input.profile === undefined && input.nodesMode === "auto" && input.nodes.filter((n) => n.browser).length === 1) {
+      if (input.profile === undefined && input.nodesMode === "auto" && usableBrowsers(input.nodes).length === 1) {
         return toNode(input, false)
       }
       return toHost(input)

@@ -3,7 +3,8 @@ import { Console, Data, Effect, Option } from "effect"
 import { editConfig } from "../../config/edit.js"
 import type { RawConfig } from "../../config/file.js"
 import { ProfileName } from "../../domain/browser.js"
-import { type Connection, type ControlClient, makeControlClient } from "../../client/ControlClient.js"
+import { type Connection, type ControlClient, makeControlClient, withNode } from "../../client/ControlClient.js"
+import { NodeId } from "../../domain/nodes.js"
 import { cliErrorTag, describeCliError } from "../errors.js"
 
 /**
@@ -43,12 +44,19 @@ export const commonOptions = {
     Options.withDescription("the browser profile to use (default: browser.defaultProfile)"),
     Options.optional
   ),
-  json: Options.boolean("json").pipe(Options.withDescription("print the API's JSON"))
+  json: Options.boolean("json").pipe(Options.withDescription("print the API's JSON")),
+  node: Options.text("node").pipe(
+    Options.withSchema(NodeId),
+    Options.withDescription("run it on a node host's browser (its id, as `svc nodes list` shows it)"),
+    Options.optional
+  )
 }
 
 export interface CommonArgs {
   readonly profile: Option.Option<string>
   readonly json: boolean
+  /** A node host's id: the call goes to that node's browser (`?node=<id>`). */
+  readonly node?: Option.Option<string>
 }
 
 export const profileQuery = (args: CommonArgs): { profile?: string } =>
@@ -64,6 +72,7 @@ export const withControl = <A, E>(
       Effect.mapError((e) => controlFailure(e))
     )
     return yield* call(client, profileQuery(args)).pipe(
+      withNode(Option.getOrUndefined(args.node ?? Option.none())),
       Effect.mapError((e) => controlFailure(e, connection, lastStatus()))
     )
   })

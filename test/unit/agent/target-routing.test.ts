@@ -45,6 +45,14 @@ describe("browser target routing", () => {
     expect(refused({ node: "tv", nodes: [...two, { id: "tv", browser: false }] })).toContain("offers no browser")
   })
 
+  it("a node waiting for approval is never chosen, and naming it says how to approve it", () => {
+    const pending = [{ id: "mac", browser: true, pending: true }]
+    expect(ok({ nodes: pending })).toEqual({ kind: "host", profile: undefined })
+    expect(ok({ nodes: [...pending, { id: "pi", browser: true }] })).toEqual({ kind: "node", node: "pi", profile: undefined })
+    expect(refused({ node: "mac", nodes: pending })).toContain("svc nodes approve mac")
+    expect(refused({ target: "node", nodes: pending })).toContain("no browser-capable node is connected")
+  })
+
   it("target node without a connected browser node says so", () => {
     expect(refused({ target: "node" })).toContain("no browser-capable node is connected")
   })
