@@ -58,6 +58,21 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         handshakeTimeoutMs: config.browser?.remoteCdpHandshakeTimeoutMs ?? 3000
       }))
 
+    /**
+     * Where the gateway itself dials a profile's CDP: the relay takes the gateway's own secret (as HTTP Basic,
+     * never shown: status and profiles show the profile's plain URL).
+     */
+    const dialUrl = (profile: ResolvedProfile) =>
+      Effect.map(store.get, (config) => {
+        const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+        const secret = config.gateway?.auth?.token ?? config.gateway?.auth?.password
+        if (profile.driver !== "relay" || secret === undefined) return url
+        const u = new URL(url)
+        u.username = "svc"
+        u.password = secret
+        return u.href
+      })
+
     const forgetLostTab = (profile: string) =>
       Ref.update(lostTabs, (l) => {
         if (!l.has(profile)) return l
@@ -164,7 +179,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       Effect.gen(function*() {
         const t0 = performance.now()
         if (profile.driver !== "managed" || profile.attachOnly) {
-          const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+          const url = yield* dialUrl(profile)
           if (profile.cdpPort === null && profile.cdpUrl === null) {
             return yield* new Conflict({
               message: `profile "${profile.name}" is attach-only and has no CDP port: set browser.profiles.${profile.name}.cdpPort`
@@ -179,9 +194,11 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
             const where = redactSecrets(url)
             return yield* (profile.driver === "relay"
               ? new BrowserUnavailable({
-                message: `the extension relay for profile "relay" is not connected at ${where}: ` +
-                  "use the managed browser (`--browser-profile svc`, or make it the default with " +
-                  "`svc config set browser.defaultProfile svc`) or a profile with a cdpUrl"
+                message: `the extension relay for profile "relay" is not connected at ${redactNullable(profile.cdpUrl)}: ` +
+                  "load the svc relay extension in your browser (`svc browser extension path`), paste " +
+                  "`svc browser extension token` in its settings and click its toolbar icon on a tab; or use the " +
+                  "managed browser (`--browser-profile svc`, or make it the default with " +
+                  "`svc config set browser.defaultProfile svc`)"
               })
               : new BrowserUnavailable({
                 message: profile.attachOnly && profile.driver === "managed"
@@ -211,7 +228,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         const { headless } = yield* settings
         let runningNow = live !== undefined
         if (!runningNow && (profile.driver !== "managed" || profile.attachOnly) && profile.cdpUrl !== null) {
-          runningNow = yield* reachable(profile.cdpUrl)
+          runningNow = yield* reachable(yield* dialUrl(profile))
         }
         const lastExit = (yield* Ref.get(lastExits)).get(profile.name) ?? null
         const current = runningNow ? (yield* Ref.get(currentTabs)).get(profile.name) ?? null : null
@@ -297,8 +314,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           return { profile, endpoint: yield* endpointOf(live.launched.cdpUrl) }
         }
         yield* startProfile(profile)
-        const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
-        return { profile, endpoint: yield* endpointOf(url) }
+        return { profile, endpoint: yield* endpointOf(yield* dialUrl(profile)) }
       })
 
     const currentTab = (profile: string) => Effect.map(Ref.get(currentTabs), (m) => Option.fromNullable(m.get(profile)))
