@@ -24,6 +24,9 @@ interface Running {
 
 type LastExit = NonNullable<BrowserStatus["lastExit"]>
 
+/** How long a relay that answered is taken to be there without asking again. */
+const RELAY_RECHECK_MS = 2_000
+
 /**
  * The browsers of all profiles: launches managed ones on demand (one per profile), attaches to remote
  * ones, notices when a launched browser dies, and stops what it launched when the gateway stops.
@@ -48,6 +51,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
      * has none, so a request without a targetId fails saying so instead of acting on a fresh blank tab.
      */
     const lostTabs = yield* Ref.make(new Map<string, LastExit>())
+    /** When each relay profile's relay last answered with an extension connected (performance.now()). */
+    const relayReached = new Map<string, number>()
     /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
     const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
 
@@ -185,8 +190,16 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
               message: `profile "${profile.name}" is attach-only and has no CDP port: set browser.profiles.${profile.name}.cdpPort`
             })
           }
+          // The relay answered a moment ago: asking again on every request would cost each one an HTTP round
+          // trip (a relay that lost its extension meanwhile fails the request's CDP calls, saying so).
+          const reachedAt = relayReached.get(profile.name)
+          if (profile.driver === "relay" && reachedAt !== undefined && performance.now() - reachedAt < RELAY_RECHECK_MS) {
+            return { launched: false as boolean, elapsedMs: performance.now() - t0 }
+          }
           const why = yield* unreachableWhy(url)
+          if (Option.isNone(why) && profile.driver === "relay") relayReached.set(profile.name, performance.now())
           if (Option.isSome(why)) {
+            relayReached.delete(profile.name)
             // The endpoint answered but refused the credentials: say that, not that nothing answers.
             if (isAuthenticationFailure(why.value)) {
               return yield* new BrowserUnavailable({ message: `profile "${profile.name}": ${why.value.message}` })

@@ -33,6 +33,8 @@ interface Session {
   /** Announced with Target.attachedToTarget (auto-attach): its end is announced too. */
   readonly auto: boolean
   epoch: string
+  /** The domains this session enabled: the tab's events of other domains are not its business. */
+  readonly domains: Set<string>
 }
 
 export interface HubOptions {
@@ -281,7 +283,15 @@ export class RelayHub {
   /** A new session of `client` on the tab. */
   newSession(client: Client, tab: TabInfo & { readonly targetId: string }, auto = false): string {
     const id = `relay-${this.nextSession++}-${tab.tabId}`
-    const s: Session = { id, client, tabId: tab.tabId, targetId: tab.targetId, auto, epoch: tab.epoch ?? "" }
+    const s: Session = {
+      id,
+      client,
+      tabId: tab.tabId,
+      targetId: tab.targetId,
+      auto,
+      epoch: tab.epoch ?? "",
+      domains: new Set()
+    }
     this.sessions.set(id, s)
     client.sessions.add(id)
     let set = this.tabSessions.get(tab.tabId)
@@ -383,6 +393,7 @@ export class RelayHub {
     if (s !== undefined && s.client === client) {
       // The extension's debugger may not list targets; the relay knows the ones it serves.
       if (method === "Target.getTargets") return { targetInfos: this.targetInfos() }
+      if (method.endsWith(".enable")) s.domains.add(method.slice(0, -".enable".length))
       const epoch = s.epoch
       const ready = await this.waitFor(() => {
         const tab = this.tabs.get(s.tabId)
@@ -454,7 +465,12 @@ export class RelayHub {
       }
       return
     }
+    // One debugger attachment serves every session of the tab: each is sent the events of the domains it
+    // enabled, as a browser would (Target's and Inspector's always).
+    const domain = method.slice(0, method.indexOf("."))
+    const always = domain === "Target" || domain === "Inspector"
     for (const s of sessions) {
+      if (!always && !s.domains.has(domain)) continue
       s.client.peer.send(JSON.stringify(s.client.implicit === s.id ? { method, params } : { method, params, sessionId: s.id }))
     }
   }
