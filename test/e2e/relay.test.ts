@@ -1,7 +1,9 @@
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
-import { type ExtensionBrowser, launchExtensionBrowser } from "../support/extensionBrowser.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { EXTENSION_DIR, type ExtensionBrowser, launchExtensionBrowser } from "../support/extensionBrowser.js"
 import { type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
@@ -27,6 +29,11 @@ const waitUntil = async (check: () => boolean | Promise<boolean>, ms: number): P
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+// A page with a cross-site iframe: another renderer process, reached through a child session.
+const page3 = (frameUrl: string) => `<!doctype html><title>Relay three</title><h1>Relay three</h1>
+<iframe title="inner" src="${frameUrl}"></iframe>`
+const inner = `<!doctype html><title>Inner</title><button onclick="out.textContent = 'inner pressed'">Inner button</button><p id="out">inner waiting</p>`
 
 describe("the extension relay (relay profile)", () => {
   let gw: Gateway
@@ -79,7 +86,10 @@ describe("the extension relay (relay profile)", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/one": page1, "/two": page2 })
+    const served: Record<string, string> = { "/one": page1, "/two": page2, "/inner": inner }
+    pages = await servePages(served)
+    // The outer page names the inner one by its other site (localhost), known once the server listens.
+    served["/three"] = page3(pages.url("/inner").replace("127.0.0.1", "localhost"))
     gw = await startGateway()
     browser = await launchExtensionBrowser()
     const token = (await gw.svc("browser", "extension", "token")).stdout.trim()
@@ -93,6 +103,15 @@ describe("the extension relay (relay profile)", () => {
     await browser?.kill()
     await gw?.stop()
     await pages?.close()
+  })
+
+  it("svc browser extension path prints the package's unpacked extension; status says the relay runs once it is connected", async () => {
+    const r = await gw.svc("browser", "extension", "path")
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe(fs.realpathSync(EXTENSION_DIR))
+    expect(fs.existsSync(path.join(r.stdout.trim(), "manifest.json"))).toBe(true)
+    const status = await api("GET", "/?profile=relay")
+    expect(status.json()).toMatchObject({ profile: "relay", driver: "relay", running: true, cdpUrl: `http://127.0.0.1:${relayPort()}` })
   })
 
   it("drives a tab the user shares: snapshot, click by ref, a cross-site navigation and acting again", async () => {
@@ -156,6 +175,31 @@ describe("the extension relay (relay profile)", () => {
     })
     ws.close()
     expect(answer).toMatchObject({ id: 1, result: { result: { value: "Relay two" } } })
+  })
+
+  it("opens a shared tab in the user's browser and closes it; a cross-site iframe is driven through its child session", async () => {
+    const opened = await api("POST", "/tabs/open?profile=relay", { url: pages.url("/three") })
+    expect(opened.status, opened.body).toBe(200)
+    const targetId = opened.json().targetId as string
+    expect(await sharedTabs()).toContain(targetId)
+    expect(await badge(targetId)).toBe("ON")
+    let snap = ""
+    await waitUntil(async () => {
+      const r = await api("GET", `/snapshot?profile=relay&targetId=${targetId}`)
+      snap = r.status === 200 ? r.json().snapshot : ""
+      return /button "Inner button"/.test(snap)
+    }, 10_000)
+    const ref = refOf(snap, /button "Inner button"/)
+    expect(ref).toMatch(/^f\d+e\d+$/)
+    const clicked = await api("POST", "/act?profile=relay", { kind: "click", ref, targetId })
+    expect(clicked.status, clicked.body).toBe(200)
+    await waitUntil(async () => /inner pressed/.test((await api("GET", `/snapshot?profile=relay&targetId=${targetId}`)).body), 5_000)
+
+    const closed = await api("DELETE", `/tabs/${targetId}?profile=relay`)
+    expect(closed.status, closed.body).toBe(200)
+    const { targetInfos } = await browser.send("Target.getTargets")
+    expect(targetInfos.some((t: { targetId: string }) => t.targetId === targetId)).toBe(false)
+    expect(await sharedTabs()).toEqual([tab])
   })
 
   it("refuses wrong credentials, web pages and non-loopback names, and the extension's popup says why", async () => {
