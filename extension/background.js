@@ -126,6 +126,8 @@ const attachDebugger = async (tabId) => {
     // not needed to go on
   }
   debuggees.set(tabId, `${Date.now().toString(36)}.${++epochs}`)
+  // Stopped sharing (or the last client left) while this attach was under way: let go again.
+  if (!shared.has(tabId) || !wantDebugger) await detachDebugger(tabId)
 }
 
 const detachDebugger = async (tabId) => {

@@ -186,9 +186,11 @@ describe("the extension relay (relay profile)", () => {
     let snap = ""
     await waitUntil(async () => {
       const r = await api("GET", `/snapshot?profile=relay&targetId=${targetId}`)
-      snap = r.status === 200 ? r.json().snapshot : ""
+      snap = r.status === 200 ? r.json().snapshot : r.body
       return /button "Inner button"/.test(snap)
-    }, 10_000)
+    }, 10_000).catch((e) => {
+      throw new Error(`${e}; the last snapshot: ${snap}`)
+    })
     const ref = refOf(snap, /button "Inner button"/)
     expect(ref).toMatch(/^f\d+e\d+$/)
     const clicked = await api("POST", "/act?profile=relay", { kind: "click", ref, targetId })
@@ -269,6 +271,13 @@ describe("the extension relay (relay profile)", () => {
     const closed = new Promise((r) => newer.on("close", r))
     newer.close()
     await closed
+    // No extension now: the relay advertises no browser websocket, and a request says what to do.
+    const version = await request(relayPort(), "GET", "/json/version", { authorization: `Bearer ${gw.token()}` })
+    expect(version.json().webSocketDebuggerUrl).toBeUndefined()
+    await waitUntil(async () => {
+      const r = await api("GET", "/tabs?profile=relay")
+      return r.status === 503 && /extension relay for profile "relay" is not connected/.test(r.json().message)
+    }, 10_000)
   })
 
   it("clicking the icon again stops sharing: the tab is refused and the debugger let go", async () => {

@@ -72,7 +72,8 @@ export class RelayHub {
   private readonly waiters = new Set<() => void>()
   /** `${tabId}:${epoch}` of the debugger attachments with Runtime enabled. */
   private readonly runtimeOn = new Set<string>()
-  private readonly inflight = new Map<number, Set<Promise<unknown>>>()
+  /** Unanswered commands by tab (`<tabId>`) and child session (`<tabId>/<sessionId>`). */
+  private readonly inflight = new Map<string, Set<Promise<unknown>>>()
   private nextRequest = 1
   private nextSession = 1
   private grace: NodeJS.Timeout | undefined
@@ -408,10 +409,18 @@ export class RelayHub {
         throw new CdpError(-32000, this.extension === undefined ? NOT_CONNECTED : "the tab's debugger is re-attaching; try again")
       }
       if (method === "Runtime.enable") return this.enableRuntime(tab, params)
+      if (method === "Target.setAutoAttach") {
+        await this.answeredSoFar(tab.tabId)
+        return this.tabCommand(s.tabId, method, params)
+      }
       return this.tabCommand(s.tabId, method, params)
     }
     const childTab = this.childSessions.get(sessionId)
-    if (childTab !== undefined) return this.request({ type: "command", tabId: childTab, sessionId, method, params })
+    if (childTab !== undefined) {
+      const key = `${childTab}/${sessionId}`
+      if (method === "Runtime.enable" || method === "Target.setAutoAttach") await this.answeredSoFar(key)
+      return this.counted(key, this.request({ type: "command", tabId: childTab, sessionId, method, params }))
+    }
     throw new CdpError(-32001, `Session with given id not found: ${sessionId}`)
   }
 
@@ -421,11 +430,22 @@ export class RelayHub {
    * session on the tab is told the contexts anew (executionContextsCleared, then one executionContextCreated
    * each), which is what a client that enables Runtime expects.
    */
+  /**
+   * The extension's answers and events travel apart: a command whose events describe what exists
+   * (Runtime.enable: the execution contexts; Target.setAutoAttach: the iframes) sent while earlier commands
+   * (the frame tree a client asked for first) are unanswered could have its events arrive before those
+   * answers, and a client that does not know the frames yet drops them. Such a command goes once the tab's
+   * earlier commands are answered (at most a second: one that waits on the page must not hold it up).
+   */
+  private answeredSoFar(key: number | string): Promise<unknown> {
+    return Promise.race([
+      Promise.allSettled([...(this.inflight.get(String(key)) ?? [])]),
+      new Promise((r) => setTimeout(r, 1_000))
+    ])
+  }
+
   private async enableRuntime(tab: TabInfo, params: unknown): Promise<unknown> {
-    // The extension's answers and events travel apart: were Runtime.enable sent while earlier commands (the
-    // frame tree a client asked for first) are unanswered, its contexts could arrive before those answers
-    // and be dropped by a client that does not know their frames yet. So it goes once they are answered.
-    await Promise.allSettled([...(this.inflight.get(tab.tabId) ?? [])])
+    await this.answeredSoFar(tab.tabId)
     const key = `${tab.tabId}:${tab.epoch}`
     if (this.runtimeOn.has(key)) await this.tabCommand(tab.tabId, "Runtime.disable", {})
     const result = await this.tabCommand(tab.tabId, "Runtime.enable", params)
@@ -435,11 +455,18 @@ export class RelayHub {
 
   /** A command on a tab's debugger attachment, counted among the tab's unanswered ones until answered. */
   private tabCommand(tabId: number, method: string, params: unknown): Promise<unknown> {
-    const p = this.request({ type: "command", tabId, method, params })
-    let set = this.inflight.get(tabId)
-    if (set === undefined) this.inflight.set(tabId, set = new Set())
+    return this.counted(String(tabId), this.request({ type: "command", tabId, method, params }))
+  }
+
+  /** `p` counted among the unanswered commands of `key` (a tab, or a tab's child session) until it settles. */
+  private counted(key: string, p: Promise<unknown>): Promise<unknown> {
+    let set = this.inflight.get(key)
+    if (set === undefined) this.inflight.set(key, set = new Set())
     set.add(p)
-    const done = () => void set.delete(p)
+    const done = () => {
+      set.delete(p)
+      if (set.size === 0 && this.inflight.get(key) === set) this.inflight.delete(key)
+    }
     p.then(done, done)
     return p
   }
