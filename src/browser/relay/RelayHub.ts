@@ -268,6 +268,7 @@ export class RelayHub {
       this.dropSession(s, true)
     }
     for (const [child, t] of this.childSessions) if (t === tabId) this.childSessions.delete(child)
+    for (const key of this.runtimeOn) if (key.startsWith(`${tabId}:`)) this.runtimeOn.delete(key)
     for (const client of this.clients) {
       if (client.discover) this.emit(client, "Target.targetDestroyed", { targetId: tab.targetId })
     }
