@@ -12,6 +12,7 @@ import { makeChannel } from "../msgbridge/channel/Channel.js"
 import { makeChannels } from "../msgbridge/channel/Channels.js"
 import { BrowserServicesLive } from "../browser/layer.js"
 import { ControlServerLive, GatewayServerLive } from "./layers.js"
+import { RelayServerLive } from "../browser/relay/RelayServer.js"
 import { checkConfigFile } from "./configFile.js"
 import { lockStateDir } from "./stateLock.js"
 
@@ -64,14 +65,15 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   }))
   const servers = Layer.mergeAll(
     ControlServerLive({ port: ports.control, credentials, channels: makeChannels(channels) }),
-    GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks })
+    GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks }),
+    RelayServerLive({ port: ports.relay, secrets: credentials })
   )
   const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
     Effect.mapError((e) => new GatewayRunError(describeStartError(e, ports)))
   )
   yield* Console.log(
     `svc gateway ready in ${Math.round(performance.now() - t0)} ms: gateway ${bind}:${ports.gateway}, ` +
-      `control 127.0.0.1:${ports.control}, default browser profile ${defaultProfileName(config)}` +
+      `control 127.0.0.1:${ports.control}, relay 127.0.0.1:${ports.relay}, default browser profile ${defaultProfileName(config)}` +
       (webhooks.length > 0 ? `, msgbridge webhook${webhooks.length > 1 ? "s" : ""} ${webhooks.map((w) => w.path).join(" ")}` : "")
   )
   if (options.startBrowser) {

@@ -21,6 +21,7 @@ import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 import { measureMcp, printMcp } from "./mcp.mjs"
 import { measureNode, printNode } from "./node.mjs"
+import { measureRelay, printRelay } from "./relay.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const median = (xs) => {
@@ -247,5 +248,6 @@ console.log(
 printMcp((results.mcp = await measureMcp()))
 results.node = {}
 for (const setup of ["shared", "managed"]) printNode((results.node[setup] = await measureNode({ setup })))
+printRelay((results.relay = await measureRelay()))
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")

@@ -96,9 +96,11 @@ export const startGateway = async (options: {
   readonly stateDir?: string
   readonly args?: ReadonlyArray<string>
   readonly env?: NodeJS.ProcessEnv
+  /** The gateway port (default: a free one); a gateway restarted on the same state dir passes the first one's. */
+  readonly port?: number
 } = {}): Promise<Gateway> => {
   const stateDir = options.stateDir ?? makeStateDir(options.config)
-  const port = await freeGatewayPort()
+  const port = options.port ?? (await freeGatewayPort())
   const env = { ...baseEnv(stateDir, port), ...options.env }
   const child = spawn(SVC_BIN, ["gateway", "run", ...(options.args ?? [])], {
     env,

@@ -24,6 +24,9 @@ interface Running {
 
 type LastExit = NonNullable<BrowserStatus["lastExit"]>
 
+/** How long a relay that answered is taken to be there without asking again. */
+const RELAY_RECHECK_MS = 2_000
+
 /**
  * The browsers of all profiles: launches managed ones on demand (one per profile), attaches to remote
  * ones, notices when a launched browser dies, and stops what it launched when the gateway stops.
@@ -48,6 +51,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
      * has none, so a request without a targetId fails saying so instead of acting on a fresh blank tab.
      */
     const lostTabs = yield* Ref.make(new Map<string, LastExit>())
+    /** When each relay profile's relay last answered with an extension connected (performance.now()). */
+    const relayReached = new Map<string, number>()
     /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
     const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
 
@@ -57,6 +62,21 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         timeoutMs: config.browser?.remoteCdpTimeoutMs ?? 1500,
         handshakeTimeoutMs: config.browser?.remoteCdpHandshakeTimeoutMs ?? 3000
       }))
+
+    /**
+     * Where the gateway itself dials a profile's CDP: the relay takes the gateway's own secret (as HTTP Basic,
+     * never shown: status and profiles show the profile's plain URL).
+     */
+    const dialUrl = (profile: ResolvedProfile) =>
+      Effect.map(store.get, (config) => {
+        const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+        const secret = config.gateway?.auth?.token ?? config.gateway?.auth?.password
+        if (profile.driver !== "relay" || secret === undefined) return url
+        const u = new URL(url)
+        u.username = "svc"
+        u.password = secret
+        return u.href
+      })
 
     const forgetLostTab = (profile: string) =>
       Ref.update(lostTabs, (l) => {
@@ -164,14 +184,22 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       Effect.gen(function*() {
         const t0 = performance.now()
         if (profile.driver !== "managed" || profile.attachOnly) {
-          const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
+          const url = yield* dialUrl(profile)
           if (profile.cdpPort === null && profile.cdpUrl === null) {
             return yield* new Conflict({
               message: `profile "${profile.name}" is attach-only and has no CDP port: set browser.profiles.${profile.name}.cdpPort`
             })
           }
+          // The relay answered a moment ago: asking again on every request would cost each one an HTTP round
+          // trip (a relay that lost its extension meanwhile fails the request's CDP calls, saying so).
+          const reachedAt = relayReached.get(profile.name)
+          if (profile.driver === "relay" && reachedAt !== undefined && performance.now() - reachedAt < RELAY_RECHECK_MS) {
+            return { launched: false as boolean, elapsedMs: performance.now() - t0 }
+          }
           const why = yield* unreachableWhy(url)
+          if (Option.isNone(why) && profile.driver === "relay") relayReached.set(profile.name, performance.now())
           if (Option.isSome(why)) {
+            relayReached.delete(profile.name)
             // The endpoint answered but refused the credentials: say that, not that nothing answers.
             if (isAuthenticationFailure(why.value)) {
               return yield* new BrowserUnavailable({ message: `profile "${profile.name}": ${why.value.message}` })
@@ -179,9 +207,11 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
             const where = redactSecrets(url)
             return yield* (profile.driver === "relay"
               ? new BrowserUnavailable({
-                message: `the extension relay for profile "relay" is not connected at ${where}: ` +
-                  "use the managed browser (`--browser-profile svc`, or make it the default with " +
-                  "`svc config set browser.defaultProfile svc`) or a profile with a cdpUrl"
+                message: `the extension relay for profile "relay" is not connected at ${redactNullable(profile.cdpUrl)}: ` +
+                  "load the svc relay extension in your browser (`svc browser extension path`), paste " +
+                  "`svc browser extension token` in its settings and click its toolbar icon on a tab; or use the " +
+                  "managed browser (`--browser-profile svc`, or make it the default with " +
+                  "`svc config set browser.defaultProfile svc`)"
               })
               : new BrowserUnavailable({
                 message: profile.attachOnly && profile.driver === "managed"
@@ -211,7 +241,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         const { headless } = yield* settings
         let runningNow = live !== undefined
         if (!runningNow && (profile.driver !== "managed" || profile.attachOnly) && profile.cdpUrl !== null) {
-          runningNow = yield* reachable(profile.cdpUrl)
+          runningNow = yield* reachable(yield* dialUrl(profile))
         }
         const lastExit = (yield* Ref.get(lastExits)).get(profile.name) ?? null
         const current = runningNow ? (yield* Ref.get(currentTabs)).get(profile.name) ?? null : null
@@ -297,8 +327,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           return { profile, endpoint: yield* endpointOf(live.launched.cdpUrl) }
         }
         yield* startProfile(profile)
-        const url = profile.cdpUrl ?? `http://127.0.0.1:${profile.cdpPort}`
-        return { profile, endpoint: yield* endpointOf(url) }
+        return { profile, endpoint: yield* endpointOf(yield* dialUrl(profile)) }
       })
 
     const currentTab = (profile: string) => Effect.map(Ref.get(currentTabs), (m) => Option.fromNullable(m.get(profile)))

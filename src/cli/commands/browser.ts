@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
 import { actCommands } from "./act.js"
+import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
 
@@ -279,6 +280,7 @@ export const browserCommand = Command.make("browser").pipe(
     ...inspectCommands,
     profiles,
     createProfile,
-    deleteProfile
+    deleteProfile,
+    extensionCommand
   ])
 )
