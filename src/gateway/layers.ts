@@ -14,6 +14,7 @@ import { isLoopbackHostname } from "../platform/loopback.js"
 import { VERSION } from "../version.js"
 import { GatewayHttpLive } from "./http.js"
 import { GatewayStatusLive } from "./Status.js"
+import { AgentStatus, EchoAgentStatus } from "../agent/model/AgentStatus.js"
 
 /** The browser control server: 127.0.0.1:<control port>, never another interface. */
 export const ControlServerLive = (options: {
@@ -21,12 +22,15 @@ export const ControlServerLive = (options: {
   readonly credentials: Credentials
   /** The running messaging accounts (none by default). */
   readonly channels?: ChannelsApi
+  /** What `svc status` says about the agent (echo by default). */
+  readonly agentStatus?: AgentStatus["Type"]
 }) =>
   HttpApiBuilder.serve(guard({ credentials: options.credentials, checkHost: true })).pipe(
     Layer.provide(ShortDecodeErrorsLive),
     Layer.provide(HttpApiBuilder.api(ControlApi)),
     Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive, OpenApiHttpLive)),
     Layer.provide(GatewayStatusLive),
+    Layer.provide(options.agentStatus !== undefined ? Layer.succeed(AgentStatus, options.agentStatus) : EchoAgentStatus),
     Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([]))),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: "127.0.0.1" }))

@@ -1,0 +1,50 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs/promises"
+import { type ControlClient, makeControlClientAt } from "../../client/ControlClient.js"
+import type { SvcConfig } from "../../config/SvcConfig.js"
+import { Agent } from "../Agent.js"
+import { EchoAgent } from "../EchoAgent.js"
+import { makeBrowserTool } from "../tool/BrowserTool.js"
+import { routingSettings } from "../tool/targetRouting.js"
+import { AgentStatus, EchoAgentStatus } from "./AgentStatus.js"
+import { conversationsDir, makeConversations } from "./Conversations.js"
+import { makeModelAgent } from "./ModelAgent.js"
+import { languageModelLayer } from "./providers.js"
+import { modelSettings } from "./settings.js"
+
+// The agent a gateway runs, chosen by agent.provider: echo, or a language model whose browser tool calls
+// go through the typed control client to this gateway's own control port (with its token), exactly as
+// an outside agent's would.
+
+const readFile = (path: string) => Effect.tryPromise(() => fs.readFile(path).then((b) => new Uint8Array(b)))
+
+/** The model agent over a control client, or undefined when agent.provider is echo (or unset). */
+export const makeConfiguredModelAgent = (config: SvcConfig, stateDir: string, client: ControlClient) => {
+  const settings = modelSettings(config, process.env)
+  if (settings === undefined) return Effect.succeed(undefined)
+  const browser = makeBrowserTool(client, readFile)
+  return makeModelAgent({
+    settings,
+    browser: browser.run,
+    session: { sandboxed: settings.sandboxed, ...routingSettings(config), nodes: () => [] },
+    conversations: makeConversations(conversationsDir(stateDir), settings)
+  }).pipe(Effect.provide(languageModelLayer(settings)), Effect.provide(NodeHttpClient.layer))
+}
+
+/** The gateway's Agent and AgentStatus. */
+export const AgentLive = (
+  config: SvcConfig,
+  stateDir: string,
+  control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }
+): Layer.Layer<Agent | AgentStatus> => {
+  if (modelSettings(config, process.env) === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)
+  return Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const { client } = yield* makeControlClientAt(control).pipe(Effect.provide(NodeHttpClient.layer))
+      const agent = yield* makeConfiguredModelAgent(config, stateDir, client)
+      if (agent === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)
+      return Layer.merge(Layer.succeed(Agent, { reply: agent.reply }), Layer.succeed(AgentStatus, { status: agent.status }))
+    })
+  )
+}
