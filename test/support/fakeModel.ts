@@ -51,7 +51,18 @@ export interface FakeModel {
   readonly close: () => Promise<void>
 }
 
-const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v))
+/** A tool result's text: @effect/ai sends a string result JSON-encoded (a quoted string); read it back. */
+const text = (v: unknown): string => {
+  if (typeof v !== "string") return JSON.stringify(v)
+  if (v.startsWith("\"")) {
+    try {
+      return String(JSON.parse(v))
+    } catch {
+      return v
+    }
+  }
+  return v
+}
 
 const readAnthropic = (body: Record<string, unknown>) => {
   const system = Array.isArray(body.system)
@@ -179,9 +190,19 @@ export const startFakeModel = async (): Promise<FakeModel> => {
       const read = provider === "anthropic" ? readAnthropic(body) : readOpenAi(body)
       const request: ModelRequest = { provider, path, headers: req.headers, body, ...read }
       requests.push(request)
-      if (holding) await new Promise<void>((resolve) => waiting.push(resolve))
+      if (holding) {
+        await new Promise<void>((resolve) => waiting.push(resolve))
+        // Its caller went away meanwhile (a stopped gateway): it takes no scripted answer.
+        if (req.socket.destroyed) return
+      }
       const step = queue.length > 0 ? queue.shift()! : model.fallback
-      const answer = typeof step === "function" ? step(request) : step
+      let answer: ScriptedAnswer
+      try {
+        answer = typeof step === "function" ? step(request) : step
+      } catch (e) {
+        // A script that cannot answer (the test's expectation failed): a 400, which is not retried.
+        answer = { status: 400, error: { type: "invalid_request_error", message: `fake model script failed: ${(e as Error).message}` } }
+      }
       if (answer.delayMs !== undefined) await new Promise((r) => setTimeout(r, answer.delayMs))
       if (res.destroyed) return
       const modelName = typeof body.model === "string" ? body.model : "fake"

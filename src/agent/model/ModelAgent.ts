@@ -37,6 +37,10 @@ export const makeModelAgent = (options: {
     let turns = 0
     let lastTurnAt: string | undefined
     let lastError: AgentStatusInfo["lastError"]
+    // The gateway is stopping: its HTTP client goes away under a running turn. That turn must not answer
+    // (the message is finished after the restart), so it waits for the process to end instead.
+    let closing = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => void (closing = true)))
 
     /** Keep a failure for the status; log it unless it is the fatal one already logged. */
     const record = (failure: ModelFailure) =>
@@ -69,6 +73,7 @@ export const makeModelAgent = (options: {
           Effect.timeoutFail({ duration: Duration.millis(settings.timeoutMs), onTimeout: () => "timeout" as const }),
           Effect.either
         )
+        if (closing) return yield* Effect.never
         turns++
         lastTurnAt = new Date(yield* Clock.currentTimeMillis).toISOString()
         if (Either.isLeft(result)) {

@@ -15,22 +15,28 @@ import { modelSettings } from "./settings.js"
 
 // The agent a gateway runs, chosen by agent.provider: echo, or a language model whose browser tool calls
 // go through the typed control client to this gateway's own control port (with its token), exactly as
-// an outside agent's would.
+// an outside agent's would. node:http, not undici: undici's dispatcher closes gracefully, so a gateway
+// stopped in the middle of a model request would wait for that request before it exits.
 
 const readFile = (path: string) => Effect.tryPromise(() => fs.readFile(path).then((b) => new Uint8Array(b)))
 
-/** The model agent over a control client, or undefined when agent.provider is echo (or unset). */
-export const makeConfiguredModelAgent = (config: SvcConfig, stateDir: string, client: ControlClient) => {
-  const settings = modelSettings(config, process.env)
-  if (settings === undefined) return Effect.succeed(undefined)
-  const browser = makeBrowserTool(client, readFile)
-  return makeModelAgent({
-    settings,
-    browser: browser.run,
-    session: { sandboxed: settings.sandboxed, ...routingSettings(config), nodes: () => [] },
-    conversations: makeConversations(conversationsDir(stateDir), settings)
-  }).pipe(Effect.provide(languageModelLayer(settings)), Effect.provide(NodeHttpClient.layer))
-}
+/**
+ * The model agent over a control client, or undefined when agent.provider is echo (or unset). Its HTTP
+ * client and provider live as long as the caller's scope.
+ */
+export const makeConfiguredModelAgent = (config: SvcConfig, stateDir: string, client: ControlClient) =>
+  Effect.gen(function*() {
+    const settings = modelSettings(config, process.env)
+    if (settings === undefined) return undefined
+    const model = yield* Layer.build(languageModelLayer(settings).pipe(Layer.provide(NodeHttpClient.layer)))
+    const browser = makeBrowserTool(client, readFile)
+    return yield* makeModelAgent({
+      settings,
+      browser: browser.run,
+      session: { sandboxed: settings.sandboxed, ...routingSettings(config), nodes: () => [] },
+      conversations: makeConversations(conversationsDir(stateDir), settings)
+    }).pipe(Effect.provide(model))
+  })
 
 /** The gateway's Agent and AgentStatus. */
 export const AgentLive = (
@@ -39,9 +45,10 @@ export const AgentLive = (
   control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }
 ): Layer.Layer<Agent | AgentStatus> => {
   if (modelSettings(config, process.env) === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)
-  return Layer.unwrapEffect(
+  return Layer.unwrapScoped(
     Effect.gen(function*() {
-      const { client } = yield* makeControlClientAt(control).pipe(Effect.provide(NodeHttpClient.layer))
+      const http = yield* Layer.build(NodeHttpClient.layer)
+      const { client } = yield* makeControlClientAt(control).pipe(Effect.provide(http))
       const agent = yield* makeConfiguredModelAgent(config, stateDir, client)
       if (agent === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)
       return Layer.merge(Layer.succeed(Agent, { reply: agent.reply }), Layer.succeed(AgentStatus, { status: agent.status }))

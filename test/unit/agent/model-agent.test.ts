@@ -1,5 +1,5 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import { Chunk, Effect, Redacted, Schedule, Stream } from "effect"
+import { Chunk, Effect, Layer, Redacted, Schedule, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -61,22 +61,21 @@ describe.each(["anthropic", "openai"] as const)("the model agent (%s wire format
 
   const agentWith = (over: Partial<ModelSettings> = {}) => {
     const settings = settingsFor(provider, model.url, over)
-    return makeModelAgent({
-      settings,
-      browser,
-      session: { sandboxed: false, allowHostControl: false, nodesMode: "off", nodes: () => [] },
-      conversations: makeConversations(dir, settings)
-    }).pipe(
-      Effect.provide(languageModelLayer(settings, Schedule.spaced("10 millis"))),
-      Effect.provide(NodeHttpClient.layer)
+    // The provider lives in the caller's scope (as in the gateway), not only while the agent is made.
+    return Effect.flatMap(
+      Layer.build(languageModelLayer(settings, Schedule.spaced("10 millis")).pipe(Layer.provide(NodeHttpClient.layerUndici))),
+      (model) =>
+        makeModelAgent({
+          settings,
+          browser,
+          session: { sandboxed: false, allowHostControl: false, nodesMode: "off", nodes: () => [] },
+          conversations: makeConversations(dir, settings)
+        }).pipe(Effect.provide(model))
     )
   }
+  const collect = (s: Stream.Stream<string>) => Effect.map(Stream.runCollect(s), Chunk.toArray)
   const replyOf = (over: Partial<ModelSettings>, text: string, chat?: string) =>
-    Effect.runPromise(
-      Effect.flatMap(agentWith(over), (agent) => Stream.runCollect(agent.reply(context(text, chat), noActions))).pipe(
-        Effect.map(Chunk.toArray)
-      )
-    )
+    Effect.runPromise(Effect.scoped(Effect.flatMap(agentWith(over), (agent) => collect(agent.reply(context(text, chat), noActions)))))
 
   beforeAll(async () => {
     model = await startFakeModel()
@@ -166,10 +165,9 @@ describe.each(["anthropic", "openai"] as const)("the model agent (%s wire format
 
   it("401: one short line for the person, no key anywhere", async () => {
     model.script({ status: 401, error: { type: "authentication_error", message: `Incorrect API key provided: ${KEY}` } })
-    const agent = await Effect.runPromise(agentWith({}))
-    const blocks = await Effect.runPromise(Stream.runCollect(agent.reply(context("hello"), noActions)).pipe(Effect.map(Chunk.toArray)))
+    const [blocks, status] = await Effect.runPromise(Effect.scoped(Effect.flatMap(agentWith({}), (agent) =>
+      Effect.zip(collect(agent.reply(context("hello"), noActions)), agent.status))))
     expect(blocks).toEqual(["The agent is not available right now."])
-    const status = await Effect.runPromise(agent.status)
     expect(status.lastError?.fatal).toBe(true)
     expect(status.lastError?.message).toContain("401")
     expect(JSON.stringify(status)).not.toContain(KEY)
@@ -178,9 +176,8 @@ describe.each(["anthropic", "openai"] as const)("the model agent (%s wire format
 
   it("an unknown model is fatal and named", async () => {
     model.script({ status: 404, error: { type: "not_found_error", message: "model: nope-1 not found" } })
-    const agent = await Effect.runPromise(agentWith({ model: "nope-1" }))
-    await Effect.runPromise(Stream.runCollect(agent.reply(context("hello"), noActions)))
-    const status = await Effect.runPromise(agent.status)
+    const status = await Effect.runPromise(Effect.scoped(Effect.flatMap(agentWith({ model: "nope-1" }), (agent) =>
+      Effect.zipRight(collect(agent.reply(context("hello"), noActions)), agent.status))))
     expect(status.lastError).toMatchObject({ fatal: true })
     expect(status.lastError?.message).toMatch(/does not know this model.*agent\.model/)
   })
