@@ -4,6 +4,7 @@ import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { runCli } from "../cli/main.js"
 import { runGateway } from "../gateway/run.js"
 import { McpInProcess } from "../mcp/server.js"
+import { AskInProcess } from "../agent/model/ask.js"
 
 // The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
 // bin/svc sends `svc gateway ...` and `svc mcp` here; the other commands start from the lean entry (src/entry/cli.ts).
@@ -12,7 +13,9 @@ const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGat
 
 const platform = Layer.mergeAll(NodeContext.layer, NodeHttpClient.layer)
 const program = runCli(process.argv).pipe(
-  Effect.provide(Layer.mergeAll(platform, GatewayInProcess, McpInProcess.pipe(Layer.provide(platform))))
+  Effect.provide(
+    Layer.mergeAll(platform, GatewayInProcess, McpInProcess.pipe(Layer.provide(platform)), AskInProcess.pipe(Layer.provide(platform)))
+  )
 )
 
 // SIGINT/SIGTERM interrupt the program (the gateway's scopes close); that ends with 0. Otherwise the

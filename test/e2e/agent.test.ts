@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeBridge, newMessageWebhook, postWebhook, startFakeBridge } from "../support/fakeBridge.js"
 import { type FakeModel, type ModelRequest, startFakeModel } from "../support/fakeModel.js"
-import { freeCdpPort, type Gateway, makeStateDir, request, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import { baseEnv, freeCdpPort, freeGatewayPort, type Gateway, makeStateDir, request, runSvc, servePages, startGateway, waitUntil } from "../support/gateway.js"
 
 // The language-model agent through the real path: a webhook from the fake bridge reaches a real gateway,
 // whose agent asks the fake model (on a loopback port, in the provider's wire format); the model's tool
@@ -206,6 +206,63 @@ describe("the language-model agent in the gateway (anthropic wire format)", () =
     expect(attachment.fields?.chatGuid).toBe(chat)
     expect(attachment.files?.attachment?.size).toBeGreaterThan(1000)
   }, 60_000)
+})
+
+describe("svc agent ask", () => {
+  let model: FakeModel
+  let pages: Awaited<ReturnType<typeof servePages>>
+  let gw: Gateway
+
+  beforeAll(async () => {
+    model = await startFakeModel()
+    pages = await servePages({ "/book": BOOKING })
+    gw = await startGateway({
+      config: {
+        browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } },
+        agent: { provider: "anthropic", model: "claude-ask", apiUrl: model.url }
+      },
+      env: { ANTHROPIC_API_KEY: KEY }
+    })
+  }, 90_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await model?.close()
+    await pages?.close()
+  })
+
+  it("prints each tool call (name, short arguments, duration) and the reply; --json says the same", async () => {
+    model.script(
+      { calls: [{ name: "browser", input: { action: "open", url: pages.url("/book") } }, { name: "browser", input: { action: "snapshot" } }] },
+      (req) => ({ text: /Open 12:00-23:00/.test(lastResult(req)) ? "The bistro is open 12:00-23:00." : "no hours seen" })
+    )
+    const r = await gw.svc("agent", "ask", "what are the opening hours on the booking page?")
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split("\n")
+    expect(lines[0]).toMatch(/^→ browser \{"action":"open","url":"http:\/\/127\.0\.0\.1:\d+\/book"\} \(\d+ ms\)$/)
+    expect(lines[1]).toMatch(/^→ browser \{"action":"snapshot"\} \(\d+ ms\)$/)
+    expect(lines.at(-1)).toBe("The bistro is open 12:00-23:00.")
+    expect(r.stdout + r.stderr).not.toContain(KEY)
+    // The model was asked with the env's key, the browser tool only, and no chat.
+    const req = model.requests.at(-2)!
+    expect(req.headers["x-api-key"]).toBe(KEY)
+    expect(req.tools).toEqual(["browser"])
+
+    model.script({ calls: [{ name: "browser", input: { action: "nope" } }] }, { text: "That did not work." })
+    const j = await gw.svc("agent", "ask", "do something odd", "--json")
+    expect(j.code, j.stderr).toBe(0)
+    const result = JSON.parse(j.stdout)
+    expect(result).toMatchObject({ provider: "anthropic", model: "claude-ask", reply: ["That did not work."], steps: 1 })
+    expect(result.toolCalls).toEqual([expect.objectContaining({ name: "browser", isError: true })])
+  }, 60_000)
+
+  it("without a running gateway: one line saying to start it, non-zero exit", async () => {
+    const stateDir = makeStateDir({ agent: { provider: "anthropic", apiUrl: model.url, apiKey: KEY } })
+    const r = await runSvc(["agent", "ask", "hello"], { ...baseEnv(stateDir, await freeGatewayPort()) })
+    expect(r.code).not.toBe(0)
+    expect(r.stderr.trim().split("\n")).toHaveLength(1)
+    expect(r.stderr).toMatch(/svc gateway run/)
+    expect(r.stderr).not.toContain(KEY)
+  }, 30_000)
 })
 
 describe("the language-model agent in the gateway (openai wire format)", () => {

@@ -24,7 +24,13 @@ const readFile = (path: string) => Effect.tryPromise(() => fs.readFile(path).the
  * The model agent over a control client, or undefined when agent.provider is echo (or unset). Its HTTP
  * client and provider live as long as the caller's scope.
  */
-export const makeConfiguredModelAgent = (config: SvcConfig, stateDir: string, client: ControlClient) =>
+export const makeConfiguredModelAgent = (
+  config: SvcConfig,
+  stateDir: string,
+  client: ControlClient,
+  /** The browser profile a call without one uses (`svc agent ask --browser-profile`). */
+  profile?: string
+) =>
   Effect.gen(function*() {
     const settings = modelSettings(config, process.env)
     if (settings === undefined) return undefined
@@ -32,7 +38,11 @@ export const makeConfiguredModelAgent = (config: SvcConfig, stateDir: string, cl
     const browser = makeBrowserTool(client, readFile)
     return yield* makeModelAgent({
       settings,
-      browser: browser.run,
+      browser: profile === undefined ? browser.run : (raw, session) =>
+        browser.run(
+          typeof raw === "object" && raw !== null && !("profile" in raw) && !session.sandboxed ? { ...raw, profile } : raw,
+          session
+        ),
       session: { sandboxed: settings.sandboxed, ...routingSettings(config), nodes: () => [] },
       conversations: makeConversations(conversationsDir(stateDir), settings)
     }).pipe(Effect.provide(model))
