@@ -19,6 +19,7 @@ import { formPage, measureLoad } from "./load.mjs"
 import { measureWebhooks } from "./webhooks.mjs"
 import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 import { measureMcp, printMcp } from "./mcp.mjs"
+import { measureAgent, printAgent } from "./agent.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const median = (xs) => {
@@ -241,5 +242,6 @@ console.log(
     `bare node:http baseline ${w.baseline.perSecond}/s p99 ${w.baseline.p99Ms} ms`
 )
 printMcp((results.mcp = await measureMcp()))
+printAgent((results.agent = await measureAgent()))
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")

@@ -69,7 +69,9 @@ describe("the language-model agent in the gateway (anthropic wire format)", () =
   it("snapshot → click a ref → type → the page changed, and the reply names the result", async () => {
     const chat = "iMessage;-;+15552220001"
     model.script(
-      { text: "On it.", calls: [{ name: "browser", input: { action: "open", url: pages.url("/book") } }, { name: "browser", input: { action: "snapshot" } }] },
+      // navigate waits for the page's load (a tab just opened may still commit its first navigation, which
+      // makes the refs of a snapshot taken meanwhile stale).
+      { text: "On it.", calls: [{ name: "browser", input: { action: "navigate", url: pages.url("/book") } }, { name: "browser", input: { action: "snapshot" } }] },
       (req) => {
         const snap = lastResult(req)
         return {
@@ -81,7 +83,7 @@ describe("the language-model agent in the gateway (anthropic wire format)", () =
         }
       },
       (req) => {
-        const booked = /Booked 7 pm for \w+/.exec(lastResult(req))?.[0] ?? "no booking seen"
+        const booked = /Booked 7 pm for \w+/.exec(lastResult(req))?.[0] ?? `no booking seen: ${lastResult(req)}`
         return { text: `Done: ${booked}.` }
       }
     )
@@ -232,13 +234,13 @@ describe("svc agent ask", () => {
 
   it("prints each tool call (name, short arguments, duration) and the reply; --json says the same", async () => {
     model.script(
-      { calls: [{ name: "browser", input: { action: "open", url: pages.url("/book") } }, { name: "browser", input: { action: "snapshot" } }] },
+      { calls: [{ name: "browser", input: { action: "navigate", url: pages.url("/book") } }, { name: "browser", input: { action: "snapshot" } }] },
       (req) => ({ text: /Open 12:00-23:00/.test(lastResult(req)) ? "The bistro is open 12:00-23:00." : "no hours seen" })
     )
     const r = await gw.svc("agent", "ask", "what are the opening hours on the booking page?")
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split("\n")
-    expect(lines[0]).toMatch(/^→ browser \{"action":"open","url":"http:\/\/127\.0\.0\.1:\d+\/book"\} \(\d+ ms\)$/)
+    expect(lines[0]).toMatch(/^→ browser \{"action":"navigate","url":"http:\/\/127\.0\.0\.1:\d+\/book"\} \(\d+ ms\)$/)
     expect(lines[1]).toMatch(/^→ browser \{"action":"snapshot"\} \(\d+ ms\)$/)
     expect(lines.at(-1)).toBe("The bistro is open 12:00-23:00.")
     expect(r.stdout + r.stderr).not.toContain(KEY)

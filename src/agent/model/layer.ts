@@ -18,6 +18,9 @@ import { modelSettings } from "./settings.js"
 // an outside agent's would. node:http, not undici: undici's dispatcher closes gracefully, so a gateway
 // stopped in the middle of a model request would wait for that request before it exits.
 
+/** Keep-alive connections: a turn makes many calls to the same two hosts (the provider, the control port). */
+const KeepAliveHttp = NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
+
 const readFile = (path: string) => Effect.tryPromise(() => fs.readFile(path).then((b) => new Uint8Array(b)))
 
 /**
@@ -34,7 +37,7 @@ export const makeConfiguredModelAgent = (
   Effect.gen(function*() {
     const settings = modelSettings(config, process.env)
     if (settings === undefined) return undefined
-    const model = yield* Layer.build(languageModelLayer(settings).pipe(Layer.provide(NodeHttpClient.layer)))
+    const model = yield* Layer.build(languageModelLayer(settings).pipe(Layer.provide(KeepAliveHttp)))
     const browser = makeBrowserTool(client, readFile)
     return yield* makeModelAgent({
       settings,
@@ -57,7 +60,7 @@ export const AgentLive = (
   if (modelSettings(config, process.env) === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)
   return Layer.unwrapScoped(
     Effect.gen(function*() {
-      const http = yield* Layer.build(NodeHttpClient.layer)
+      const http = yield* Layer.build(KeepAliveHttp)
       const { client } = yield* makeControlClientAt(control).pipe(Effect.provide(http))
       const agent = yield* makeConfiguredModelAgent(config, stateDir, client)
       if (agent === undefined) return Layer.merge(EchoAgent, EchoAgentStatus)

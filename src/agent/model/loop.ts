@@ -59,23 +59,27 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult, AiError
     const model = yield* LanguageModel.LanguageModel
     const toolkit = toolkitOf(options.tools)
     const byName = new Map(options.tools.map((t) => [t.name, t]))
-    const before: Array<Prompt.MessageEncoded> = [{ role: "system", content: options.system }, ...options.history.flat()]
-    const turn: Array<Prompt.MessageEncoded> = [{ role: "user", content: options.user }]
+    // The prompt is decoded once and grown by each round's own messages (re-decoding the whole encoded
+    // conversation every round would cost more each round); encoded once at the end for the store.
+    const history: Array<Prompt.MessageEncoded> = [{ role: "system", content: options.system }, ...options.history.flat()]
+    const kept = history.length
+    let prompt = Prompt.make([...history, { role: "user", content: options.user }])
+    const finish = (extra: ReadonlyArray<Prompt.MessageEncoded>, stoppedAtMaxSteps: boolean): TurnResult => ({
+      turn: [...encodePrompt(Prompt.fromMessages(prompt.content.slice(kept))).content, ...extra],
+      steps,
+      stoppedAtMaxSteps
+    })
     let steps = 0
     while (true) {
-      const response = yield* model.generateText({
-        prompt: [...before, ...turn],
-        toolkit,
-        disableToolCallResolution: true
-      })
-      turn.push(...encodePrompt(Prompt.fromResponseParts(response.content)).content)
+      const response = yield* model.generateText({ prompt, toolkit, disableToolCallResolution: true })
+      prompt = Prompt.merge(prompt, Prompt.fromResponseParts(response.content))
       const text = response.text.trim()
       if (text !== "") yield* options.onText(text)
       const calls = response.toolCalls
-      if (calls.length === 0) return { turn, steps, stoppedAtMaxSteps: false }
+      if (calls.length === 0) return finish([], false)
       if (steps >= options.maxSteps) {
         // The model wants more than the limit allows: its calls are answered, not run.
-        turn.push({
+        return finish([{
           role: "tool",
           content: calls.map((c) => ({
             type: "tool-result",
@@ -85,8 +89,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult, AiError
             result: `not run: this message's limit of ${options.maxSteps} tool rounds (agent.maxSteps) was reached`,
             providerExecuted: false
           }))
-        })
-        return { turn, steps, stoppedAtMaxSteps: true }
+        }], true)
       }
       steps++
       const results: Array<Prompt.ToolResultPartEncoded> = []
@@ -101,6 +104,6 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult, AiError
         }
         results.push({ type: "tool-result", id: call.id, name: call.name, isFailure: out.isError, result: out.text, providerExecuted: false })
       }
-      turn.push({ role: "tool", content: results })
+      prompt = Prompt.merge(prompt, Prompt.make([{ role: "tool", content: results }]))
     }
   })
