@@ -194,3 +194,33 @@ describe("conversation bounds", () => {
     expect(boundTurns([turn(1, 5_000)], { maxTurns: 10, maxChars: 1_000 })).toHaveLength(1)
   })
 })
+
+describe("what the model is told", () => {
+  it("the system prompt has the channel's rules, the time and the chat; the user text carries history, media and notes", async () => {
+    const { systemPrompt, userText } = await import("../../../src/agent/model/prompt.js")
+    const group: InboundContext = {
+      ...context("is 7 ok for everyone?", "iMessage;+;chat42"),
+      isGroup: true,
+      sender: "+15550002",
+      history: [{ sender: "+15550003", text: "I can do 7" }, { sender: "me", text: "Noted.", fromMe: true }],
+      media: [{ path: "/tmp/x/menu.jpg", mimeType: "image/jpeg", name: "menu.jpg", size: 1234 }],
+      notes: ["an attachment of 30 MB was not downloaded (mediaMaxMb 8)"]
+    }
+    const system = systemPrompt(group, { systemPrompt: undefined, now: new Date("2026-01-02T03:04:05Z"), tools: ["browser", "message_react"] })
+    expect(system).toMatch(/no Markdown tables/)
+    expect(system).toContain("2026-01-02T03:04:05.000Z")
+    expect(system).toContain("group chat (iMessage;+;chat42)")
+    expect(system).toContain("browser, message_react")
+    expect(systemPrompt(group, { systemPrompt: "You are Bob.", now: new Date(), tools: [] })).toMatch(/^You are Bob\.\n[\s\S]*no Markdown tables/)
+    const user = userText(group)
+    expect(user.split("\n")).toEqual([
+      "[Recent messages in this chat, oldest first]",
+      "+15550003: I can do 7",
+      "you: Noted.",
+      "[Current message]",
+      "+15550002: is 7 ok for everyone? [MessageSid 7]",
+      "[attachment menu.jpg, image/jpeg, 1234 bytes, saved at /tmp/x/menu.jpg]",
+      "(an attachment of 30 MB was not downloaded (mediaMaxMb 8))"
+    ])
+  })
+})
