@@ -278,7 +278,7 @@ describe("the language-model agent in the gateway (openai wire format)", () => {
     gw = await startGateway({
       config: {
         browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } },
-        channels: { msgbridge: { serverUrl: bridge.url, password: bridge.password, dmPolicy: "open", allowFrom: ["*"] } },
+        channels: { msgbridge: { serverUrl: bridge.url, password: bridge.password, dmPolicy: "open", allowFrom: ["*"], blockStreaming: true } },
         messages: { responsePrefix: "" },
         agent: { provider: "openai", model: "gpt-test", apiUrl: `${model.url}/v1` }
       },
@@ -306,5 +306,19 @@ describe("the language-model agent in the gateway (openai wire format)", () => {
     expect(model.requests[0]!.body.model).toBe("gpt-test")
     const status = JSON.parse((await gw.svc("status", "--json")).stdout)
     expect(status.agent).toMatchObject({ provider: "openai", model: "gpt-test", apiKey: "env OPENAI_API_KEY" })
+  }, 60_000)
+
+  it("with blockStreaming, each step's text reaches the chat while the agent still works", async () => {
+    const hook = `http://127.0.0.1:${gw.port}/msgbridge-webhook?password=${encodeURIComponent(bridge.password)}`
+    const chat = "iMessage;-;+15553330002"
+    const replies = () =>
+      bridge.callsTo("/api/v1/message/text").filter((c) => (c.body as { chatGuid: string }).chatGuid === chat).map((c) => (c.body as { message: string }).message)
+    model.script({ text: "Checking the browser…", calls: [{ name: "browser", input: { action: "tabs" } }] }, { text: "All done.", delayMs: 3_000 })
+    expect((await postWebhook(hook, newMessageWebhook("OAI-2", "check the tabs", "+15553330002"))).status).toBe(200)
+    // The first block is out while the model still thinks about the second.
+    await waitUntil(() => replies().length === 1, 30_000)
+    expect(replies()).toEqual(["Checking the browser…"])
+    await waitUntil(() => replies().length === 2, 30_000)
+    expect(replies()).toEqual(["Checking the browser…", "All done."])
   }, 60_000)
 })

@@ -174,6 +174,14 @@ describe.each(["anthropic", "openai"] as const)("the model agent (%s wire format
     expect(model.requests).toHaveLength(1)
   })
 
+  it("a turn past agent.timeoutMs stops and says so, in about that time", async () => {
+    model.script({ text: "too late", delayMs: 5_000 })
+    const t0 = Date.now()
+    const blocks = await replyOf({ timeoutMs: 1_000 }, "slow one")
+    expect(blocks).toEqual(["I ran out of time on this one (1 s, agent.timeoutMs) and stopped."])
+    expect(Date.now() - t0).toBeLessThan(4_000)
+  })
+
   it("an unknown model is fatal and named", async () => {
     model.script({ status: 404, error: { type: "not_found_error", message: "model: nope-1 not found" } })
     const status = await Effect.runPromise(Effect.scoped(Effect.flatMap(agentWith({ model: "nope-1" }), (agent) =>
