@@ -255,6 +255,14 @@ describe("svc agent ask", () => {
     const result = JSON.parse(j.stdout)
     expect(result).toMatchObject({ provider: "anthropic", model: "claude-ask", reply: ["That did not work."], steps: 1 })
     expect(result.toolCalls).toEqual([expect.objectContaining({ name: "browser", isError: true })])
+
+    // --browser-profile: the calls that name no profile use that one.
+    model.script({ calls: [{ name: "browser", input: { action: "tabs" } }] }, (req) => ({ text: lastResult(req) }))
+    const p = await gw.svc("agent", "ask", "list the tabs", "--browser-profile", "ghost", "--json")
+    expect(p.code, p.stderr).toBe(0)
+    const answer = JSON.parse(p.stdout)
+    expect(answer.toolCalls).toEqual([expect.objectContaining({ name: "browser", isError: true })])
+    expect(answer.reply.join("\n")).toMatch(/ghost/)
   }, 60_000)
 
   it("without a running gateway: one line saying to start it, non-zero exit", async () => {
