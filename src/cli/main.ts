@@ -9,6 +9,7 @@ import { onboardCommand } from "./commands/onboard.js"
 import { messageCommand } from "./commands/message.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { nodeCommand, nodesCommand } from "./commands/nodes.js"
+import { agentCommand } from "./commands/agent.js"
 import { pairingCommand } from "./commands/pairing.js"
 import { statusCommand } from "./commands/status.js"
 import { GatewayRunner } from "../gateway/GatewayRunner.js"
@@ -41,7 +42,7 @@ const gatewayCommand = Command.make("gateway").pipe(
 
 export const svcCommand = Command.make("svc").pipe(
   Command.withDescription("svc: a gateway that lets AI agents drive a browser and talk over messaging"),
-  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand, apiCommand, mcpCommand, nodeCommand, nodesCommand]),
+  Command.withSubcommands([gatewayCommand, browserCommand, configCommand, pairingCommand, messageCommand, statusCommand, onboardCommand, msgbridgeCommand, apiCommand, mcpCommand, nodeCommand, nodesCommand, agentCommand]),
   // Commands print with the console runCli was given; only @effect/cli's own output goes through helpOutput.
   Command.transformHandler(withOuterConsole)
 )

@@ -146,6 +146,32 @@ export const MsgbridgeConfig = Schema.Struct({
 })
 export type MsgbridgeConfig = typeof MsgbridgeConfig.Type
 
+/** The agent that answers messages: echo (replies `echo: <text>`) or a language model. */
+export const AgentConfig = Schema.Struct({
+  provider: opt(Schema.Literal("echo", "anthropic", "openai")),
+  /** The provider's model name (defaults in agent/model/settings.ts). */
+  model: opt(Schema.NonEmptyTrimmedString),
+  /** Prefer the env: ANTHROPIC_API_KEY / OPENAI_API_KEY. Never printed by `svc config get`. */
+  apiKey: opt(Schema.NonEmptyTrimmedString),
+  /** A proxy or a compatible server instead of the provider's own API. */
+  apiUrl: opt(HttpUrl),
+  /** Replaces the built-in instructions (the channel's rules, the time and the chat are still added). */
+  systemPrompt: opt(Schema.String),
+  /** Tool rounds per message (default 12). */
+  maxSteps: opt(Schema.Int.pipe(Schema.between(1, 100), Schema.annotations({ message: () => "expected a whole number from 1 to 100" }))),
+  /** Time for one message, tool rounds and retries included (default 120000). */
+  timeoutMs: opt(Schema.Int.pipe(Schema.between(1_000, 3_600_000), Schema.annotations({ message: () => "expected milliseconds, a whole number from 1000 to 3600000" }))),
+  maxOutputTokens: opt(Schema.Int.pipe(Schema.between(1, 200_000), Schema.annotations({ message: () => "expected a whole number from 1 to 200000" }))),
+  /** The agent drives only the sandbox browser (default false: the host's). */
+  sandboxed: opt(Schema.Boolean),
+  /** What is kept of each chat's conversation (default 40 turns, 60000 characters). */
+  conversation: opt(Schema.Struct({
+    maxTurns: opt(Schema.Int.pipe(Schema.between(1, 1000), Schema.annotations({ message: () => "expected a whole number from 1 to 1000" }))),
+    maxChars: opt(Schema.Int.pipe(Schema.between(1_000, 2_000_000), Schema.annotations({ message: () => "expected a whole number from 1000 to 2000000" })))
+  }))
+})
+export type AgentConfig = typeof AgentConfig.Type
+
 const GroupChatConfig = Schema.Struct({ mentionPatterns: opt(Schema.Array(Schema.String)) })
 
 export const SvcConfig = Schema.Struct({
@@ -153,7 +179,7 @@ export const SvcConfig = Schema.Struct({
   gateway: opt(GatewayConfig),
   browser: opt(BrowserConfig),
   channels: opt(Schema.Struct({ msgbridge: opt(MsgbridgeConfig) })),
-  agent: opt(Schema.Struct({ provider: opt(Schema.Literal("echo")) })),
+  agent: opt(AgentConfig),
   agents: opt(Schema.Struct({
     list: opt(Schema.Array(Schema.Struct({ id: opt(Schema.String), groupChat: opt(GroupChatConfig) }))),
     defaults: opt(Schema.Struct({

@@ -6,6 +6,7 @@ import { runGateway } from "../gateway/run.js"
 import { McpInProcess } from "../mcp/server.js"
 import { runNodeHost } from "../gateway/nodeRun.js"
 import { NodeRunner } from "../node/NodeRunner.js"
+import { AskInProcess } from "../agent/model/ask.js"
 
 // The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
 // bin/svc sends `svc gateway ...`, `svc node ...` and `svc mcp` here; the other commands start from the lean entry (src/entry/cli.ts).
@@ -15,7 +16,15 @@ const NodeInProcess = Layer.succeed(NodeRunner, { run: (options) => runNodeHost(
 
 const platform = Layer.mergeAll(NodeContext.layer, NodeHttpClient.layer)
 const program = runCli(process.argv).pipe(
-  Effect.provide(Layer.mergeAll(platform, GatewayInProcess, NodeInProcess, McpInProcess.pipe(Layer.provide(platform))))
+  Effect.provide(
+    Layer.mergeAll(
+      platform,
+      GatewayInProcess,
+      NodeInProcess,
+      McpInProcess.pipe(Layer.provide(platform)),
+      AskInProcess.pipe(Layer.provide(platform))
+    )
+  )
 )
 
 // SIGINT/SIGTERM interrupt the program (the gateway's scopes close); that ends with 0. Otherwise the

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
+import { AgentStatus } from "../agent/model/AgentStatus.js"
 import { BrowserManager } from "../browser/launch/BrowserManager.js"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { defaultProfileName } from "../config/SvcConfig.js"
@@ -17,6 +18,7 @@ export const GatewayStatusLive = Layer.effect(
     const channels = yield* MsgbridgeChannels
     const browsers = yield* BrowserManager
     const store = yield* ConfigStore
+    const agent = yield* AgentStatus
     const startedAt = yield* Clock.currentTimeMillis
     const status = ({ deep }: { readonly deep: boolean }) =>
       Effect.gen(function*() {
@@ -39,6 +41,7 @@ export const GatewayStatusLive = Layer.effect(
           gateway: { version: VERSION, pid: process.pid, uptimeMs: now - startedAt, ports: store.ports },
           browser: { defaultProfile: defaultProfileName(config), running: [...running] },
           channels: { msgbridge: { configured: accounts.length > 0, accounts } },
+          agent: yield* agent.status,
           deep
         }
       })

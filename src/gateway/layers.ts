@@ -19,16 +19,20 @@ import { isLoopbackHostname } from "../platform/loopback.js"
 import { VERSION } from "../version.js"
 import { GatewayHttpLive } from "./http.js"
 import { GatewayStatusLive } from "./Status.js"
+import { AgentStatus, EchoAgentStatus } from "../agent/model/AgentStatus.js"
 
 /**
  * The control API's handlers, every group (the node registry and the browser services still to provide):
  * the control server serves them, and so does a node host, for the requests its gateway forwards.
  */
-export const ControlApiLive = (options: { readonly channels?: ChannelsApi } = {}) =>
+export const ControlApiLive = (
+  options: { readonly channels?: ChannelsApi; readonly agentStatus?: AgentStatus["Type"] | undefined } = {}
+) =>
   HttpApiBuilder.api(ControlApi).pipe(
     Layer.provide(ShortDecodeErrorsLive),
     Layer.provide(Layer.mergeAll(BrowserHttpLive, MessagingHttpLive, GatewayHttpLive, OpenApiHttpLive, NodesHttpLive)),
     Layer.provide(GatewayStatusLive),
+    Layer.provide(options.agentStatus !== undefined ? Layer.succeed(AgentStatus, options.agentStatus) : EchoAgentStatus),
     Layer.provide(Layer.succeed(MsgbridgeChannels, options.channels ?? makeChannels([])))
   )
 
@@ -41,6 +45,8 @@ export const ControlServerLive = (options: {
   readonly credentials: Credentials
   /** The running messaging accounts (none by default). */
   readonly channels?: ChannelsApi
+  /** What `svc status` says about the agent (echo by default). */
+  readonly agentStatus?: AgentStatus["Type"]
 }) =>
   HttpApiBuilder.serve((app) => guard({ credentials: options.credentials, checkHost: true })(forwardToNodes(app))).pipe(
     Layer.provide(ControlApiLive(options)),

@@ -4,7 +4,8 @@ import { redactSecrets } from "../platform/redact.js"
 import { defaultProfileName } from "../config/SvcConfig.js"
 import { GatewayRunError, type GatewayRunOptions } from "./GatewayRunner.js"
 import { BridgeHttpClientLive } from "../msgbridge/bridge/transport.js"
-import { EchoAgent } from "../agent/EchoAgent.js"
+import { AgentLive } from "../agent/model/layer.js"
+import { AgentStatus } from "../agent/model/AgentStatus.js"
 import { BrowserManager } from "../browser/launch/BrowserManager.js"
 import { webhookHandler } from "../msgbridge/webhook.js"
 import { resolveAccounts } from "../msgbridge/channel/Accounts.js"
@@ -50,9 +51,16 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   // The messaging bridge accounts, when configured: their webhooks live on the gateway port.
   const accounts = resolveAccounts(config)
   if (Either.isLeft(accounts)) return yield* Effect.fail(new GatewayRunError(accounts.left.message))
+  // The agent (agent.provider): its browser tool calls this gateway's control port with the gateway token.
+  const agent = yield* Layer.build(
+    AgentLive(config, store.paths.stateDir, {
+      baseUrl: `http://127.0.0.1:${ports.control}`,
+      headers: auth.token !== undefined ? { authorization: `Bearer ${auth.token}` } : { "x-svc-password": auth.password ?? "" }
+    })
+  )
   const channels = yield* Effect.forEach(accounts.right, (account) =>
     makeChannel(config, store.paths, account).pipe(
-      Effect.provide(Layer.extendScope(Layer.merge(BridgeHttpClientLive, EchoAgent))),
+      Effect.provide(Layer.extendScope(Layer.merge(BridgeHttpClientLive, Layer.succeedContext(agent)))),
       Effect.mapError((e) => new GatewayRunError(`msgbridge (${account.keyPath}): ${e.message}`))
     ))
   const webhooks = channels.map((channel) => ({
@@ -64,7 +72,7 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
     })
   }))
   const servers = Layer.mergeAll(
-    ControlServerLive({ port: ports.control, credentials, channels: makeChannels(channels) }),
+    ControlServerLive({ port: ports.control, credentials, channels: makeChannels(channels), agentStatus: Context.get(agent, AgentStatus) }),
     GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks }),
     RelayServerLive({ port: ports.relay, secrets: credentials })
   )

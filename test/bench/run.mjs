@@ -22,6 +22,7 @@ import { measureCliLatency, SVC_BIN } from "./cli-latency.mjs"
 import { measureMcp, printMcp } from "./mcp.mjs"
 import { measureNode, printNode } from "./node.mjs"
 import { measureRelay, printRelay } from "./relay.mjs"
+import { measureAgent, printAgent } from "./agent.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const median = (xs) => {
@@ -249,5 +250,6 @@ printMcp((results.mcp = await measureMcp()))
 results.node = {}
 for (const setup of ["shared", "managed"]) printNode((results.node[setup] = await measureNode({ setup })))
 printRelay((results.relay = await measureRelay()))
+printAgent((results.agent = await measureAgent()))
 if (results.cliTabs.medianMs > 150) console.log("note: CLI median above the 150 ms target on this run")
 fs.writeFileSync(path.join(root, "test/bench/last-run.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2) + "\n")

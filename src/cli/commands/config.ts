@@ -9,9 +9,9 @@ import { CliFailure, editConfigFile } from "./shared.js"
 // the gateway uses, so a bad value is refused before it is written. Secrets are never printed: neither the
 // secret keys nor credentials and tokens inside URLs (svc.json itself keeps them).
 
-/** Keys holding secrets: never printed (the gateway's credentials, each bridge account's password). */
+/** Keys holding secrets: never printed (the gateway's credentials, each bridge account's password, the model API key). */
 const isSecretKey = (key: string) =>
-  /^(gateway\.auth\.(token|password)|channels\.msgbridge(\.accounts\.[^.]+)?\.password)$/.test(key)
+  /^(gateway\.auth\.(token|password)|channels\.msgbridge(\.accounts\.[^.]+)?\.password|agent\.apiKey)$/.test(key)
 
 const redact = (key: string, value: unknown): unknown => {
   if (isSecretKey(key) && value !== undefined) return "(set; not shown)"

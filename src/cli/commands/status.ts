@@ -31,6 +31,23 @@ interface AccountStatus {
   readonly actions?: ReadonlyArray<ActionInfo>
 }
 
+interface AgentInfo {
+  readonly provider: string
+  readonly model?: string
+  readonly apiKey?: string
+  readonly turns: number
+  readonly lastError?: { readonly at: string; readonly fatal: boolean; readonly message: string }
+}
+
+const agentLines = (a: AgentInfo): Array<string> => {
+  if (a.provider === "echo") return ["agent: echo (agent.provider)"]
+  const lines = [`agent: ${a.provider} ${a.model ?? "?"}, API key from ${a.apiKey ?? "?"}; ${a.turns} message${a.turns === 1 ? "" : "s"} answered`]
+  if (a.lastError !== undefined) {
+    lines.push(`  ${a.lastError.fatal ? "NOT AVAILABLE" : "last error"} (${a.lastError.at}): ${a.lastError.message}`)
+  }
+  return lines
+}
+
 const duration = (ms: number) =>
   ms < 60_000 ? `${Math.round(ms / 1000)}s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : `${(ms / 3_600_000).toFixed(1)}h`
 
@@ -42,6 +59,8 @@ export const renderGatewayStatus = (s: Record<string, unknown>, all: boolean): s
     `gateway: running (pid ${gw.pid}, up ${duration(gw.uptimeMs)}, svc ${gw.version}), gateway port ${gw.ports.gateway}, control 127.0.0.1:${gw.ports.control}`,
     `browser: default profile ${browser.defaultProfile}; running: ${browser.running.length === 0 ? "none" : browser.running.join(", ")}`
   ]
+  const agent = s.agent as AgentInfo | undefined
+  if (agent !== undefined) lines.push(...agentLines(agent))
   if (accounts.length === 0) lines.push("msgbridge: not configured (svc onboard)")
   for (const a of accounts) {
     lines.push(`msgbridge ${a.accountId}: webhook ${a.webhookPath}, bridge ${a.serverUrl}, DMs ${a.dmPolicy}, groups ${a.groupPolicy}`)

@@ -63,7 +63,7 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
       mediaMaxBytes: mediaMaxBytes(channel.mediaMaxMb)
     })
     /** The actions as the agent sees them: placeholders expanded; the current chat is the default target. */
-    const agentTools = (values: TemplateValues, chatGuid: string): AgentTools => ({
+    const agentTools = (values: TemplateValues, chatGuid: string, beforeSend: Effect.Effect<void, { readonly message: string }>): AgentTools => ({
       actions: {
         available: actions.available,
         run: (name, params) => {
@@ -71,7 +71,8 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           const withChat = name === "sendWithEffect" || name === "sendAttachment" || name === "reply"
             ? { to: `chat_guid:${chatGuid}`, ...expanded }
             : expanded
-          return actions.run(name, withChat).pipe(
+          return beforeSend.pipe(
+            Effect.zipRight(actions.run(name, withChat)),
             Effect.map((r): Record<string, unknown> => ({ ...r })),
             Effect.mapError((e) => new AgentError(e.message))
           )
@@ -216,13 +217,16 @@ export const makeChannel = (config: SvcConfig, paths: StatePaths, account: Accou
           ReplyToId: replyShort,
           ReplyToIdFull: m.replyToGuid
         }
-        const tools = agentTools(values, chatGuid)
+        // The delivery mark goes on before the first thing the agent sends (a reply block or a message
+        // action), not before it starts: a gateway stopped while the agent still works (a model turn takes
+        // seconds) answers the message after its restart, and one stopped after a send does not send again.
+        const mark = markReplying(journalKey(m))
+        const tools = agentTools(values, chatGuid, mark)
         const replied: Array<string> = []
         const blocks = agent.reply(context, tools).pipe(
           Stream.map((block) => expandTemplates(block, values)),
-          Stream.tap((block) => Effect.sync(() => void replied.push(block)))
+          Stream.tap((block) => Effect.zipRight(mark, Effect.sync(() => void replied.push(block))))
         )
-        yield* markReplying(journalKey(m))
         const result = yield* send(chatGuid, blocks)
         if (historyKept > 0 && result.sent > 0) {
           yield* history.record(chatGuid, { sender: "me", text: replied.join("\n\n"), at: yield* Clock.currentTimeMillis, fromMe: true })

@@ -150,7 +150,9 @@ export const makeWorkQueue = <A, R = never>(options: WorkQueueOptions<A, R>): Ef
         for (const wake of roomWaiters.splice(0)) wake() // enqueue is a no-op now: recovery has them
         const running = [...fibers]
         if (running.length > 0) {
-          yield* Effect.timeout(Fiber.awaitAll(running), grace).pipe(Effect.ignore)
+          // A finalizer runs uninterruptibly: without `interruptible` the timeout could not stop the wait, and
+          // a stop would last as long as the slowest running item (a model turn: its whole timeout).
+          yield* Effect.timeout(Effect.interruptible(Fiber.awaitAll(running)), grace).pipe(Effect.ignore)
         }
       })
     )

@@ -40,6 +40,11 @@ const ALLOWED: ReadonlyArray<{ readonly from: string; readonly to: string; reado
     why: "the channel hands each inbound message to the agent interface (a peer layer, not an implementation)"
   },
   {
+    from: "agent/model/",
+    to: "agent/tool/",
+    why: "the language-model agent offers the model the `browser` tool: the one executor and routing of agent/tool/"
+  },
+  {
     from: "api/ControlApi.ts",
     to: "gateway/api.ts",
     why: "the gateway's own status group is declared beside the gateway; it is declarations only (checked below)"
