@@ -434,26 +434,6 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       describePage(page)
 
     /**
-     * A new blank tab opened through the library (so it is known to the library, and observed, from its
-     * start), with its targetId; undefined when the library could not open one (the caller opens it the
-     * plain way).
-     */
-    const newPage = (profileName: string, endpoint: CdpEndpoint) =>
-      Effect.gen(function*() {
-        const lib = yield* pw
-        const conn = yield* connection(profileName, endpoint, lib)
-        const context = conn.browser.contexts()[0]
-        if (context === undefined) return undefined
-        const page = yield* Effect.promise(() => withTimeout(context.newPage(), 10_000, "a new tab").catch(() => undefined))
-        if (page === undefined) return undefined
-        const info = yield* Effect.promise(() => describePage(page))
-        if (info === undefined) return undefined
-        remember(conn, page, info)
-        for (const gate of gates.keys()) yield* gate(profileName, info.targetId, page)
-        return { page, targetId: info.targetId }
-      }).pipe(Effect.withSpan("PlaywrightSessions.newPage", { attributes: { profile: profileName } }))
-
-    /**
      * For a request that reads a tab over CDP alone (a screenshot): when a gate keeps state for the tab, its
      * page is looked up (connecting again if the connection dropped) so the gates put that state back first.
      * Never fails: without the library, or without the tab, the request goes ahead as it is.
@@ -584,7 +564,6 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
 
     return {
       page,
-      newPage,
       pageSession,
       knownPage,
       evaluateMain,

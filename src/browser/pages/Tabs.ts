@@ -69,18 +69,16 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         if (typeof normalised !== "string") return yield* normalised
         yield* policy.check(normalised)
         if (browsers.automation.available && normalised !== "about:blank") {
-          // Opened through the library, the tab is known to it at once; else opened over CDP and looked up.
-          const made = yield* timed("create")(Effect.orElseSucceed(sessions.newPage(profile.name, endpoint), () => undefined))
-          const blank: CdpTarget = made !== undefined
-            ? { targetId: made.targetId, url: "about:blank", title: "", type: "page" }
-            : yield* cdp.openTab(endpoint, "about:blank")
+          // Opened over CDP, then found in the library. (The library's newPage is not used: a page it creates
+          // while a re-made connection's context settings are still being applied can miss them.)
+          const blank = yield* timed("create")(cdp.openTab(endpoint, "about:blank"))
           // The browser's tabs, for the new one's index: asked beside the navigation.
           const listed = yield* Effect.fork(cdp.listTabs(endpoint).pipe(Effect.orElseSucceed((): ReadonlyArray<CdpTarget> => [])))
           const mark = yield* policy.mark
           const observed = yield* Effect.either(
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
-              const page = made?.page ?? (yield* timed("page")(sessions.page(profile.name, endpoint, blank.targetId)))
+              const page = yield* timed("page")(sessions.page(profile.name, endpoint, blank.targetId))
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
               const failed = yield* timed("goto")(Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))

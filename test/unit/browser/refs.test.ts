@@ -151,7 +151,6 @@ const setup = () => {
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
-      newPage: () => Effect.succeed(undefined),
       pageSession: () => Promise.resolve(undefined),
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
