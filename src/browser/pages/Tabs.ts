@@ -83,6 +83,9 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
               const failed = yield* timed("goto")(Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))
               ))
+              // The library heard of the commit on its own session; one round trip on svc's session of the page
+              // lets that session's news of it arrive too, so a snapshot taken next counts the new document.
+              yield* Effect.promise(() => sessions.evaluateMain(page, "0")?.catch(() => undefined) ?? Promise.resolve())
               return { tab: { ...blank, url: page.url() }, failed, refused: yield* policy.refusedSince(mark, page) }
             })
           )
