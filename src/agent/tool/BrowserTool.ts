@@ -68,6 +68,9 @@ const toActRequest = (r: BrowserToolActRequest, targetId: string | undefined, af
   })
 }
 
+/** How long the list of connected node hosts is trusted for auto-routing. */
+const NODES_FRESH_MS = 1_000
+
 /**
  * The tool over a gateway's typed client; `readFile` gives the bytes of a file the gateway wrote (its
  * screenshots), which are on this machine.
@@ -81,7 +84,7 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       const nodes = session.nodes !== undefined
         ? session.nodes()
         : mayUseNodes(p, session)
-        ? yield* connectedNodes
+        ? yield* recentNodes
         : []
       const routed = routeBrowserCall({
         sandboxed: session.sandboxed,
@@ -106,6 +109,20 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       }))
     ),
     Effect.orElseSucceed(() => [])
+  )
+
+  // Asked at most once a second: a model's rounds come a few ms apart, and a node that came or went within
+  // the second is told apart by the gateway (a request to a node that is gone fails at once and says so).
+  let nodesAt = Number.NEGATIVE_INFINITY
+  let nodesSeen: ReadonlyArray<ConnectedNode> = []
+  const recentNodes: Effect.Effect<ReadonlyArray<ConnectedNode>> = Effect.suspend(() =>
+    Date.now() - nodesAt < NODES_FRESH_MS
+      ? Effect.succeed(nodesSeen)
+      : Effect.tap(connectedNodes, (nodes) =>
+        Effect.sync(() => {
+          nodesSeen = nodes
+          nodesAt = Date.now()
+        }))
   )
 
   const onRoute = (route: Route, p: BrowserToolParams): Effect.Effect<ToolResult> => {
