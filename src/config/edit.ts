@@ -1,11 +1,8 @@
 import { Data, Effect, Either } from "effect"
-import * as crypto from "node:crypto"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { parseRaw, type RawConfig, readConfigText } from "./file.js"
 import { describeConfigError, parseConfigText } from "./parse.js"
 import type { SvcConfig } from "./SvcConfig.js"
-import { makeDirsSync } from "../platform/dirs.js"
+import { writeFileAtomicSync } from "../platform/atomicWrite.js"
 
 // The one writer of svc.json: the gateway's write-backs (generated secrets, created profiles), `svc config
 // set|unset` and `svc onboard`. An edit is a read-modify-write of the raw JSON, so keys this version does
@@ -20,18 +17,6 @@ export class ConfigEditError extends Data.TaggedError("ConfigEditError")<{
   /** What went wrong (for `invalid`, the whole description of the invalid config). */
   readonly detail: string
 }> {}
-
-const writeAtomic = (file: string, text: string): void => {
-  makeDirsSync(path.dirname(file))
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-  try {
-    fs.writeFileSync(tmp, text, { mode: 0o600 })
-    fs.renameSync(tmp, file)
-  } finally {
-    fs.rmSync(tmp, { force: true })
-  }
-  fs.chmodSync(file, 0o600)
-}
 
 /** Apply `edit` to the raw svc.json in `file`, validate the result and write it; succeeds with the new config. */
 export const editConfig = (file: string, edit: (raw: RawConfig) => void): Effect.Effect<SvcConfig, ConfigEditError> =>
@@ -49,7 +34,7 @@ export const editConfig = (file: string, edit: (raw: RawConfig) => void): Effect
     const checked = parseConfigText(text, file)
     if (Either.isLeft(checked)) return failure("invalid", describeConfigError(checked.left))
     try {
-      writeAtomic(file, text)
+      writeFileAtomicSync(file, text)
     } catch (e) {
       return failure("write", (e as Error).message)
     }

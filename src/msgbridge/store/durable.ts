@@ -10,40 +10,7 @@ import { type Duration, Effect, type Scope } from "effect"
 
 const errnoCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code
 
-/** Temp files are `<file>.<pid>.<random>.tmp` beside the target; readers never look at them. */
-export const tempPathFor = (file: string): string => `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-
-const fsyncDir = (dir: string): void => {
-  try {
-    const fd = fs.openSync(dir, "r")
-    try {
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
-  }
-}
-
-/** Write `text` to a temp file, fsync it, rename it over `file` (0600), fsync the directory. */
-export const writeFileAtomicSync = (file: string, text: string): void => {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-  const tmp = tempPathFor(file)
-  try {
-    const fd = fs.openSync(tmp, "w", 0o600)
-    try {
-      fs.writeSync(fd, text)
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(tmp, file)
-  } finally {
-    fs.rmSync(tmp, { force: true })
-  }
-  fsyncDir(path.dirname(file))
-}
+export { tempPathFor, writeFileAtomicSync } from "../../platform/atomicWrite.js"
 
 /** The file's text, or undefined when it does not exist. */
 export const readFileIfExists = (file: string): string | undefined => {

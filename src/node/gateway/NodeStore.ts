@@ -1,8 +1,7 @@
 import { Data, Schema } from "effect"
-import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeDirsSync } from "../../platform/dirs.js"
+import { writeFileAtomicSync } from "../../platform/atomicWrite.js"
 
 // The nodes the gateway knows, pending or approved, in `<state dir>/credentials/nodes.json` (owner-only,
 // replaced whole by an atomic rename). Approval is once per identity: a node is its public key, so an
@@ -33,22 +32,6 @@ const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(NodesFile))
 
 export class NodeStoreError extends Data.TaggedError("NodeStoreError")<{ readonly message: string }> {}
 
-const writeAtomic = (file: string, text: string) => {
-  makeDirsSync(path.dirname(file))
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`
-  try {
-    const fd = fs.openSync(tmp, "w", 0o600)
-    try {
-      fs.writeSync(fd, text)
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(tmp, file)
-  } finally {
-    fs.rmSync(tmp, { force: true })
-  }
-}
 
 export interface NodeStore {
   readonly file: string
@@ -78,7 +61,7 @@ export const openNodeStore = (credentialsDir: string): NodeStore => {
     }
     for (const n of decoded.right.nodes) nodes.set(n.id, n)
   }
-  const save = () => writeAtomic(file, JSON.stringify({ version: 1, nodes: [...nodes.values()] }, null, 2) + "\n")
+  const save = () => writeFileAtomicSync(file, JSON.stringify({ version: 1, nodes: [...nodes.values()] }, null, 2) + "\n")
   return {
     file,
     all: () => [...nodes.values()],
