@@ -512,7 +512,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           return yield* stale(
             stopped[0]!,
             "its element changed (was relabelled or replaced) while the action was under way, so the action was " +
-              "stopped before the page saw it"
+              "stopped before the page saw it, or did not reach the element"
           )
         }
       }).pipe(Effect.withSpan("Refs.settle"))

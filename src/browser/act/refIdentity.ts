@@ -205,9 +205,21 @@ export const guardFound = (found: unknown, arg: GuardArgs): number => {
     "keydown", "keypress", "beforeinput", "touchstart", "touchend", "dragstart"]
   const fp = look()
   let blocked = false
+  // A press that went down on the element and never came up on it, the element gone meanwhile: the page
+  // replaced it between the two halves of a click, which then reached no element (or another one).
+  let down = false
+  let up = false
   const listener = (event: unknown) => {
-    const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
+    const e = event as {
+      type: string
+      isTrusted: boolean
+      composedPath(): Array<unknown>
+      stopImmediatePropagation(): void
+      preventDefault(): void
+    }
     if (!e.isTrusted || !e.composedPath().includes(el)) return
+    if (e.type === "mousedown") down = true
+    if (e.type === "mouseup") up = true
     if (el.isConnected && look() === fp) return
     blocked = true
     e.stopImmediatePropagation()
@@ -218,7 +230,7 @@ export const guardFound = (found: unknown, arg: GuardArgs): number => {
     if (arg.mark) el.removeAttribute("data-svc-ref")
     g.clearTimeout(timer)
     if (g[arg.key]?.release === release) delete g[arg.key]
-    return blocked
+    return blocked || (down && !up && !el.isConnected)
   }
   // A guard whose action never reported back does not outlive it by much.
   const timer = g.setTimeout(release, 120_000)
