@@ -318,21 +318,22 @@ describe("acting on refs", () => {
     }))
 })
 
-// Elements that may become actionable are waited for up to the timeout (5 s by default, 1 s here) and named
-// then; an element gone from the page is answered at once.
+// Elements that may become actionable are waited for up to the timeout (5 s by default, 1-2 s here) and
+// named then; an element gone from the page is answered at once. (The covered button gets 2 s: on a loaded
+// machine the library may not have reached its hit check within 1 s, and then cannot say what covers it.)
 describe("failures a model can act on", () => {
   it.live("a covered button: names the overlay and the recovery, and is not clicked", () =>
     Effect.gen(function*() {
-      const { ms, result } = yield* timed(failure((a) => a.click(page, button("Buy now", "e12"), { timeoutMs: 1_000 })))
+      const { ms, result } = yield* timed(failure((a) => a.click(page, button("Buy now", "e12"), { timeoutMs: 2_000 })))
       const e = Either.getOrThrow(result)
       expect(e._tag).toBe("Conflict")
-      expect(e.message).toContain(`click e12 (button "Buy now"): after 1s the element is still covered by`)
+      expect(e.message).toContain(`click e12 (button "Buy now"): after 2s the element is still covered by`)
       expect(e.message).toContain(`cookie-banner`)
       expect(e.message).toContain("svc browser highlight e12")
       expect(e.message).toContain("svc browser errors")
       expect(e.message).toContain("trace")
-      expect(ms).toBeGreaterThanOrEqual(900)
-      expect(ms).toBeLessThan(3_000)
+      expect(ms).toBeGreaterThanOrEqual(1_900)
+      expect(ms).toBeLessThan(4_000)
       expect(yield* promise(() => page.locator("#out").textContent())).toBe("")
       console.log(`covered click answered in ${ms.toFixed(0)} ms`)
     }))
