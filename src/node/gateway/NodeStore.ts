@@ -1,6 +1,7 @@
 import { Data, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { NodeInfo } from "../../domain/nodes.js"
 import { writeFileAtomicSync } from "../../platform/atomicWrite.js"
 
 // The nodes the gateway knows, pending or approved, in `<state dir>/credentials/nodes.json` (owner-only,
@@ -12,19 +13,10 @@ export const NODES_FILE = "nodes.json"
 /** Pending nodes kept at most (the oldest unseen go first): a token holder cannot fill the disk. */
 export const MAX_PENDING = 50
 
-const NodeRecord = Schema.Struct({
-  id: Schema.String,
-  publicKey: Schema.String,
-  status: Schema.Literal("pending", "approved"),
-  name: Schema.String,
-  capabilities: Schema.Array(Schema.String),
-  profiles: Schema.Array(Schema.String),
-  defaultProfile: Schema.optional(Schema.String),
-  version: Schema.optional(Schema.String),
-  firstSeenAt: Schema.Number,
-  lastSeenAt: Schema.Number,
-  approvedAt: Schema.optional(Schema.Number)
-})
+// What is stored of a node: what `svc nodes list` shows of it, its public key instead of whether it is
+// connected now.
+const { connected: _connected, ...shown } = NodeInfo.fields
+const NodeRecord = Schema.Struct({ ...shown, publicKey: Schema.String })
 export type NodeRecord = typeof NodeRecord.Type
 
 const NodesFile = Schema.Struct({ version: Schema.Literal(1), nodes: Schema.Array(NodeRecord) })
