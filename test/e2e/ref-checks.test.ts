@@ -14,6 +14,7 @@ const page = `<!doctype html><title>Checks</title>
 <x-card id="card"></x-card>
 <button id="hosted" onclick="log.push('hosted')"><x-name id="inner"></x-name></button>
 <ul id="list"><li><button onclick="log.push('moved')">Moved</button></li><li id="end">End</li></ul>
+<p id="later"><button id="wait" disabled onclick="log.push('wait')">Later</button></p>
 <script>
   window.log = []
   customElements.define("x-card", class extends HTMLElement {
@@ -84,6 +85,19 @@ describe("one-call ref checks", () => {
       await run("() => { inner.shadowRoot.textContent = 'Save Bravo'; card.shadowRoot.querySelector('button').textContent = 'Open Bravo'; return 1 }")
       refused(await gw.svc("browser", "click", hosted))
       refused(await gw.svc("browser", "click", card))
+      expect(await log()).toEqual([])
+    }, 60_000)
+
+    it(`${format}: an element removed while the action waits for it is reported at once, not waited out`, async () => {
+      const snap = await fresh(format)
+      const later = refOf(snap, /button "Later"/)
+      // Disabled, so the click waits; then the page takes it away (and puts an enabled look-alike elsewhere).
+      await run("() => { setTimeout(() => { later.innerHTML = ''; const b = document.createElement('button'); b.textContent = 'Later'; b.onclick = () => log.push('other'); document.body.append(b) }, 400); return 1 }")
+      const t0 = performance.now()
+      const click = await gw.svc("browser", "click", later, "--timeout", "8000")
+      expect(click.code).not.toBe(0)
+      expect(click.stderr).toMatch(/removed|snapshot/)
+      expect(performance.now() - t0).toBeLessThan(4_000)
       expect(await log()).toEqual([])
     }, 60_000)
   }

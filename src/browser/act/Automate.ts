@@ -7,7 +7,8 @@ import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
 import { Capture } from "../snapshot/Capture.js"
 import type { Page } from "playwright-core"
-import { parseRef, Refs, type TabRef } from "./Refs.js"
+import { isUncheckedFailure } from "./messages.js"
+import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
@@ -199,24 +200,38 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
         const watch = WATCHED.has(request.kind) ? yield* timed("watch")(sideEffects.watch(tab, page)) : undefined
         const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref })).pipe(timed("ref"))
+        /**
+         * An action on one ref whose check may happen as the action looks for the element: should that check
+         * not tell (nothing was done then), the ref is checked the usual way and the action runs again.
+         */
+        const withRef = <A, E, R>(ref: string, action: (target: ResolvedRef & { readonly ref: string }) => Effect.Effect<A, E, R>) =>
+          Effect.flatMap(
+            Effect.map(refs.resolve(tab, page, ref, { inLookup: true }), (r) => ({ ...r, ref })).pipe(timed("ref")),
+            (target) =>
+              target.inLookup === true
+                ? Effect.catchIf(action(target), isUncheckedFailure, () => Effect.flatMap(resolve(ref), action))
+                : action(target)
+          )
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
         let moved: { readonly title: string; readonly status?: number } | undefined = undefined
         switch (request.kind) {
           case "click":
-            yield* actions.click(page, yield* resolve(request.ref), {
-              double: request.double,
-              button: request.button,
-              modifiers: request.modifiers,
-              ...timeout
-            })
+            yield* withRef(request.ref, (target) =>
+              actions.click(page, target, {
+                double: request.double,
+                button: request.button,
+                modifiers: request.modifiers,
+                ...timeout
+              }))
             break
           case "type":
-            yield* actions.type(page, yield* resolve(request.ref), request.text, {
-              submit: request.submit,
-              slowly: request.slowly,
-              ...timeout
-            })
+            yield* withRef(request.ref, (target) =>
+              actions.type(page, target, request.text, {
+                submit: request.submit,
+                slowly: request.slowly,
+                ...timeout
+              }))
             break
           case "typeFocused":
             yield* actions.typeFocused(page, request.text, { submit: request.submit, slowly: request.slowly, ...timeout })
@@ -233,20 +248,22 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             moved = yield* actions[request.kind](page, timeout)
             break
           case "text":
+            result = yield* withRef(request.ref, (target) => actions.text(page, target, timeout))
+            break
           case "value":
-            result = yield* actions[request.kind](page, yield* resolve(request.ref), timeout)
+            result = yield* actions.value(page, yield* resolve(request.ref), timeout)
             break
           case "hover":
-            yield* actions.hover(page, yield* resolve(request.ref), timeout)
+            yield* withRef(request.ref, (target) => actions.hover(page, target, timeout))
             break
           case "scrollIntoView":
-            yield* actions.scrollIntoView(page, yield* resolve(request.ref), timeout)
+            yield* withRef(request.ref, (target) => actions.scrollIntoView(page, target, timeout))
             break
           case "drag":
             yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
             break
           case "select":
-            yield* actions.select(page, yield* resolve(request.ref), request.values, timeout)
+            yield* withRef(request.ref, (target) => actions.select(page, target, request.values, timeout))
             break
           case "fill": {
             const fields = yield* Effect.forEach(request.fields, (f) =>
@@ -282,10 +299,13 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
         }
         // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
-        // Beside it, the watch's last look at the browser: two round trips at once.
-        const [, effects] = yield* Effect.all([timed("settle")(refs.settle(tab)), watch !== undefined ? timed("effects")(watch.finish) : Effect.succeed<ActionEffects>({})], {
-          concurrency: 2
-        }).pipe(timed("after"))
+        // Then the watch's last look at the browser, whose round trip is the guards' release when there was
+        // one (see SideEffects.finish): one round trip after the action.
+        const mark = sessions.sendMark(page)
+        const effects = yield* Effect.zipRight(
+          timed("settle")(refs.settle(tab)),
+          watch !== undefined ? timed("effects")(watch.finish(mark)) : Effect.succeed<ActionEffects>({})
+        ).pipe(timed("after"))
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
         return {

@@ -1,6 +1,7 @@
 import { Effect, FiberRef } from "effect"
-import type { FrameLocator, Locator, Page } from "playwright-core"
+import type { BrowserContext, FrameLocator, Locator, Page } from "playwright-core"
 import { BrowserUnavailable, Conflict, InvalidRequest } from "../../domain/errors.js"
+import { FRESH_SNAPSHOT_HINT, NUMERIC, parseRef } from "./refParse.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText, isTimeout } from "../pages/promises.js"
 import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
@@ -15,7 +16,7 @@ import {
   releaseAll,
   RESOLVE_MS
 } from "./refGuards.js"
-import { checkInOneCall, markedSelector } from "./refChecks.js"
+import { checkingLocator, checkInOneCall, markedSelector, registerRefEngine } from "./refChecks.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -77,51 +78,14 @@ export interface ResolvedRef {
   readonly description: string
   readonly role: string
   readonly name: string
+  /**
+   * The check happens as the action looks for the element (refChecks.ts): an action that fails as
+   * unchecked did nothing, and the ref is then resolved again without `inLookup`.
+   */
+  readonly inLookup?: boolean
 }
 
-/** What resolve says whenever a ref cannot be trusted. */
-export const FRESH_SNAPSHOT_HINT =
-  "take a fresh snapshot (`svc browser snapshot`, or `svc browser snapshot --interactive`) and use a [ref=…] from it"
-
-// ---------------------------------------------------------------------------------------------------------
-// Parsing what an agent passes
-
-export type ParsedRef =
-  | { readonly kind: "ai"; readonly key: string }
-  | { readonly kind: "role"; readonly key: string }
-
-const NUMERIC = /^\d{1,9}$/
-const FRAME_AI = /^f\d{1,9}e\d{1,9}$/
-const ROLE = /^e\d{1,9}$/
-/** Things an agent might copy around a ref: `[ref=12]`, `ref=12`, `@12`. */
-const WRAPPED = /^\[?ref=([^\]\s]+)\]?$/i
-
-const looksLikeSelector = (s: string) =>
-  /^(css|xpath|text|id|data-testid|role|internal|aria-ref)[=:]/i.test(s) || /^\/\/|^\.\.?\//.test(s) ||
-  /[#.[\]>~+*:=()'"\s]/.test(s) || /^[a-z][a-z0-9-]*$/i.test(s)
-
-/** A ref an agent passed, or why it is not one (CSS selectors and the like are refused, not guessed at). */
-export const parseRef = (input: string): ParsedRef | InvalidRequest => {
-  let s = input.trim()
-  const wrapped = WRAPPED.exec(s)
-  if (wrapped !== null) s = wrapped[1]!
-  if (s.startsWith("@")) s = s.slice(1)
-  s = s.toLowerCase()
-  if (NUMERIC.test(s)) return { kind: "ai", key: String(Number(s)) }
-  if (FRAME_AI.test(s)) return { kind: "ai", key: s }
-  if (ROLE.test(s)) return { kind: "role", key: s }
-  const shown = JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input)
-  return new InvalidRequest({
-    message: input.trim() === ""
-      ? `an empty ref: actions take a ref from a snapshot; ${FRESH_SNAPSHOT_HINT}`
-      : looksLikeSelector(input.trim())
-      ? `${shown} looks like a CSS selector, XPath or text selector, and actions take snapshot refs only ` +
-        "([ref=12], [ref=e3] or [ref=f1e2]), so they never act on an element the agent has not seen. Run " +
-        "`svc browser snapshot` (or `snapshot --interactive`) and pass the [ref=…] of the element you mean."
-      : `${shown} is not a snapshot ref: refs look like 12, e3 or f1e2. Run \`svc browser snapshot\` (or ` +
-        "`snapshot --interactive`) and pass the [ref=…] of the element you mean."
-  })
-}
+export { FRESH_SNAPSHOT_HINT, type ParsedRef, parseRef } from "./refParse.js"
 
 // ---------------------------------------------------------------------------------------------------------
 // Tables
@@ -200,9 +164,14 @@ const describe = (role: string, name: string, nth?: number) =>
   `${shownRole(role)}${name !== "" ? ` ${JSON.stringify(name)}` : ""}${nth !== undefined ? ` [nth=${nth}]` : ""}`
 
 export class Refs extends Effect.Service<Refs>()("svc/Refs", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
     const worlds: GuardWorlds = { main: sessions.evaluateMain, utility: sessions.evaluateUtility }
+    /** Browser contexts that have the check-in-lookup engine (refChecks.ts). */
+    const engines = new WeakSet<BrowserContext>()
+    yield* sessions.onContext((_profile, context) => {
+      void registerRefEngine(context).then((ok) => ok && engines.add(context))
+    })
     const tabs = new Map<string, TabState>()
     const keyOf = (tab: TabRef) => `${tab.profile}\u0000${tab.targetId}`
 
@@ -375,11 +344,19 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
             : Effect.as(kept(state)(r), page.locator(markedSelector(r.guard.key))))
       )
 
+    /** With `inLookup`, where the page's context has the engine: the check as the action's lookup, no page call now. */
+    const checkInLookup = (state: TabState, page: Page, ref: string, entry: { readonly aria: string; readonly role: string; readonly name: string }, inLookup: boolean) =>
+      Effect.suspend(() => {
+        if (!inLookup || !engines.has(page.context())) return Effect.succeed(undefined)
+        const c = checkingLocator(page, ref, entry)
+        return Effect.as(kept(state)(c.guard), c.locator)
+      })
+
     /** A ref found again by role and name, pinned to the node that was checked. */
     const pinned = (within: Page | FrameLocator, locator: Locator, key: string) =>
       locator.and(within.locator(`[${GUARD_ATTRIBUTE}="${key}"]`))
 
-    const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
+    const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number, inLookup: boolean) =>
       Effect.gen(function*() {
         if (state?.ai === undefined) {
           return yield* stale(
@@ -396,7 +373,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const description = describe(entry.role, entry.name)
         const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
-        // The element unchanged since the snapshot showed it: checked and guarded in one call.
+        // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
+        // or else in one call.
+        const deferred = NUMERIC.test(key) ? yield* checkInLookup(state, page, key, entry, inLookup) : undefined
+        if (deferred !== undefined) return { ...found(deferred), inLookup: true }
         const quick = NUMERIC.test(key) ? yield* checkQuickly(state, page, key, entry) : undefined
         if (quick !== undefined) return found(quick)
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
@@ -417,7 +397,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         return yield* stale(key, changed(description))
       })
 
-    const resolveRole = (state: TabState | undefined, page: Page, key: string, navigations: number) =>
+    const resolveRole = (state: TabState | undefined, page: Page, key: string, navigations: number, inLookup: boolean) =>
       Effect.gen(function*() {
         if (state?.role === undefined) {
           return yield* stale(key, "no role snapshot of this tab has issued e-refs yet (or the gateway restarted since)")
@@ -432,7 +412,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
-          const quick = yield* checkQuickly(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" })
+          const identity = { aria: entry.aria, role: entry.role, name: entry.name ?? "" }
+          const deferred = yield* checkInLookup(state, page, key, identity, inLookup)
+          if (deferred !== undefined) return { ...found(deferred), inLookup: true }
+          const quick = yield* checkQuickly(state, page, key, identity)
           if (quick !== undefined) return found(quick)
         }
         if (entry.aria !== undefined) {
@@ -479,8 +462,14 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     /**
      * The element a ref means in this tab, checked against the tab's latest snapshot: InvalidRequest for
      * something that is not a ref (a CSS selector), Conflict in a few ms for a ref that cannot be trusted.
+     * `inLookup`: the caller's action may do the check as it looks for the element (see ResolvedRef).
      */
-    const resolve = (tab: TabRef, page: Page, ref: string): Effect.Effect<ResolvedRef, InvalidRequest | Conflict | BrowserUnavailable> =>
+    const resolve = (
+      tab: TabRef,
+      page: Page,
+      ref: string,
+      options?: { readonly inLookup?: boolean }
+    ): Effect.Effect<ResolvedRef, InvalidRequest | Conflict | BrowserUnavailable> =>
       Effect.gen(function*() {
         const parsed = parseRef(ref)
         if (parsed instanceof InvalidRequest) return yield* parsed
@@ -492,8 +481,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const leftover = takeGuards(state, (owner) => owner.done)
         if (leftover.length > 0) yield* releaseAll(leftover, worlds)
         return parsed.kind === "ai"
-          ? yield* resolveAi(state, page, parsed.key, navigations)
-          : yield* resolveRole(state, page, parsed.key, navigations)
+          ? yield* resolveAi(state, page, parsed.key, navigations, options?.inLookup === true)
+          : yield* resolveRole(state, page, parsed.key, navigations, options?.inLookup === true)
       }).pipe(Effect.withSpan("Refs.resolve", { attributes: { ref } }))
 
     /**
@@ -563,31 +552,42 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     }
 
     /**
-     * After a role snapshot (watched since before it was taken): give its refs among look-alikes the aria
-     * ref of their element, from an AI snapshot of the same scope (`takeAi`), when the document did not
-     * change while both were taken. Otherwise those refs have no identity, and fail once their element is
-     * not the only one of its kind.
+     * After a role snapshot (watched since before it was taken): give its refs the aria ref of their element,
+     * from an AI snapshot of the same scope (`takeAi`), when the document did not change while both were
+     * taken. Refs among look-alikes need it (without it they fail once their element is not the only one of
+     * its kind), so the answer waits for it; the others only gain speed from it (their check then takes no
+     * page call of its own), so with `background` it is done after the answer, and without it not at all.
      */
-    const identifyRoleRefs = (tab: TabRef, watch: ChangeWatch, takeAi: () => Promise<string>) =>
+    const identifyRoleRefs = (
+      tab: TabRef,
+      watch: ChangeWatch,
+      takeAi: () => Promise<string>,
+      options: { readonly background: boolean }
+    ) =>
       Effect.gen(function*() {
         const table = stateOf(tab, false)?.role
-        const needed = table === undefined ? [] : [...table.entries].filter(([, e]) => e.count > 1)
-        if (needed.length === 0 || watch.key === undefined) {
+        const entries = table === undefined ? [] : [...table.entries]
+        const lookAlikes = entries.some(([, e]) => e.count > 1)
+        if (table === undefined || entries.length === 0 || watch.key === undefined || (!lookAlikes && !options.background)) {
           // Nothing to identify: the watch is stopped without waiting for the page to confirm it.
           yield* Effect.forkDaemon(stopWatching(watch))
           return
         }
-        const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
-        const changedMeanwhile = yield* stopWatching(watch)
-        if (table === undefined || aiText === undefined || changedMeanwhile) return
-        const ids = identitiesFromAi(aiText, needed)
-        if (ids.size === 0 || stateOf(tab, false)?.role !== table) return
-        table.entries = new Map(
-          [...table.entries].map(([k, e]) => {
-            const aria = ids.get(k)
-            return [k, aria !== undefined ? { ...e, aria } : e] as const
-          })
-        )
+        const identify = Effect.gen(function*() {
+          const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
+          const changedMeanwhile = yield* stopWatching(watch)
+          if (aiText === undefined || changedMeanwhile) return
+          const ids = identitiesFromAi(aiText, entries)
+          if (ids.size === 0 || stateOf(tab, false)?.role !== table) return
+          table.entries = new Map(
+            [...table.entries].map(([k, e]) => {
+              const aria = ids.get(k)
+              return [k, aria !== undefined ? { ...e, aria } : e] as const
+            })
+          )
+        })
+        if (lookAlikes) yield* identify
+        else yield* Effect.forkDaemon(identify)
       }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))
 
     /** Forget a tab's tables (the tab closed). */

@@ -28,8 +28,11 @@ const LOAD_OUTCOME_MS = 5_000
 const NAVIGATION_SETTLE_MS = 3_000
 
 export interface EffectsWatch {
-  /** Ends the watch and says what happened. Never fails. */
-  readonly finish: Effect.Effect<ActionEffects>
+  /**
+   * Ends the watch and says what happened. Never fails. `mark` (PlaywrightSessions.sendMark, taken once the
+   * action was done): a call svc made on the page's session since then serves as the round trip.
+   */
+  readonly finish: (mark: number) => Effect.Effect<ActionEffects>
 }
 
 interface StartedDownload {
@@ -84,8 +87,10 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
     /** Starts watching the tab's page for what an action is about to cause, until `finish` or the scope's end. */
     const watch = (tab: TabRef, page: Page) =>
       Effect.gen(function*() {
-        // The tabs this one opened before: known from the last action's look, else asked now (beside the action).
-        const knownBefore = knownChildren.get(page)
+        // The tabs this one opened before: as the browser announced them, else known from the last action's
+        // look, else asked now (beside the action).
+        const announced = sessions.openedBy(page)
+        const knownBefore = announced !== undefined ? new Set(announced.map((t) => t.targetId)) : knownChildren.get(page)
         const targetsBefore = knownBefore === undefined ? yield* Effect.fork(sessions.pageTargets(page)) : undefined
         const dialogSeq = yield* dialogs.lastSeq(tab)
         const navigationsBefore = yield* sessions.navigations(page)
@@ -166,12 +171,19 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         }
 
         /** Tabs this tab opened (the browser names their opener) that were not there before the action. */
-        const newTabs = Effect.gen(function*() {
+        const newTabs = (mark: number) => Effect.gen(function*() {
           const before = targetsBefore !== undefined ? yield* Fiber.join(targetsBefore) : undefined
-          // The round trip that also lets earlier events (downloads) arrive.
-          const after = yield* sessions.pageTargets(page)
-          if (after === undefined || (knownBefore === undefined && before === undefined)) return []
-          const children = after.filter((t) => t.openerId === tab.targetId)
+          // The round trip that also lets earlier events (a tab announced, a download) arrive.
+          let children: ReadonlyArray<{ readonly targetId: string; readonly url: string }> | undefined = undefined
+          if (announced !== undefined) {
+            yield* Effect.promise(() => sessions.barrier(page, mark))
+            children = sessions.openedBy(page)
+          }
+          if (children === undefined) {
+            const after = yield* sessions.pageTargets(page)
+            if (after === undefined || (knownBefore === undefined && before === undefined)) return []
+            children = after.filter((t) => t.openerId === tab.targetId)
+          }
           const known = knownBefore ?? new Set(before!.map((t) => t.targetId))
           knownChildren.set(page, new Set(children.map((t) => t.targetId)))
           return yield* Effect.forEach(children.filter((t) => !known.has(t.targetId)), (t) =>
@@ -201,9 +213,9 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           return result
         })
 
-        const finish = Effect.gen(function*() {
+        const finish = (mark: number) => Effect.gen(function*() {
           yield* loadsEnded
-          const tabsOpened = yield* newTabs
+          const tabsOpened = yield* newTabs(mark)
           const moved = yield* navigation
           const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
           stop()

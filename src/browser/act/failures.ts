@@ -22,6 +22,7 @@ export type FailureKind =
   | "unknownKey"
   | "pdfUnsupported"
   | "timeout"
+  | "unchecked"
   | "other"
 
 /** A playwright error, read: what state the element was last seen in, and what was going on. */
@@ -116,6 +117,9 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
       !log.slice(lastPerforming).some((l) => l.startsWith("retrying ") || l.endsWith("intercepts pointer events")))
   const base = { detail, log, timedOut, landed }
 
+  // svc's check of a ref as the action looked for its element (refChecks.ts): it could not tell, and nothing
+  // was done (also when the page's worlds were set up before the check was registered).
+  if (/svc-ref:unchecked|Unknown engine "svc-ref"/.test(firstLine)) return { ...base, kind: "unchecked" }
   const strict = /strict mode violation: .* resolved to (\d+) elements/.exec(message)
   if (strict) return { ...base, kind: "strict", count: Number(strict[1]) }
   if (/Target page, context or browser has been closed|Browser has been closed|Target closed|browser has disconnected/i.test(message)) {
@@ -124,7 +128,7 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
   if (/Execution context was destroyed|Frame was detached|frame got detached|interrupted by another navigation/i.test(firstLine)) {
     return { ...base, kind: "navigated" }
   }
-  if (/Element is not attached to the DOM|Node is detached|element is detached/i.test(firstLine)) {
+  if (/Element is not attached to the DOM|Node is detached|element is detached|svc-ref:gone/i.test(firstLine)) {
     return { ...base, kind: "detached" }
   }
   if (/net::ERR_[A-Z_]+/.test(firstLine)) return { ...base, kind: "network" }

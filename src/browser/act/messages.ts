@@ -95,6 +95,16 @@ const NETWORK_HINTS: Record<string, string> = {
 }
 
 /** Maps a classified failure onto the error the control API answers with. */
+/**
+ * Marks the failure of an action whose quick ref check could not tell (see refChecks.ts): nothing was done. A
+ * property, not a set of instances: the runtime hands a failure on wrapped in a proxy that reads through.
+ */
+const UNCHECKED = Symbol.for("svc/uncheckedRef")
+
+/** Whether an action failed only because its quick ref check could not tell (act again after the usual check). */
+export const isUncheckedFailure = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && (e as { readonly [UNCHECKED]?: unknown })[UNCHECKED] === true
+
 export const describeFailure = (
   f: PlaywrightFailure,
   ref: string | undefined,
@@ -239,6 +249,12 @@ export const describeFailure = (
         message: `${who}: ${f.detail}; use a key name such as Enter, Tab, Escape, Backspace, ArrowDown, PageDown, ` +
           "F5, a single character, or a chord such as Control+A or Shift+Tab"
       })
+    case "unchecked": {
+      // Never shown on its own: the action's caller checks the ref the usual way and acts again.
+      const e = new Conflict({ message: `${who}: the ref could not be checked as the action looked for its element; nothing was done` })
+      Object.defineProperty(e, UNCHECKED, { value: true })
+      return e
+    }
     case "pdfUnsupported":
       return new Conflict({
         message: `${who}: this browser cannot print to PDF (Chromium prints only in headless mode); use ` +

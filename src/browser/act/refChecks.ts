@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
 import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
@@ -215,6 +215,70 @@ export const checkInOneCall = <E>(
     if (answer !== "ok") return undefined
     return { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined }
   })
+
+// ---------------------------------------------------------------------------------------------------------
+// The check as the action's own lookup: a selector engine of svc's, run by the library in its utility world
+// when an action looks for its element. It checks and guards the element in that lookup, so an action by an
+// AI ref takes no page call of its own before it: the check costs what the lookup does. It answers with
+// the element, or fails the action at once with why it cannot tell (`svc-ref:unchecked`: the caller then
+// checks the usual way and acts again; nothing was done). Found again later in the same action (the library
+// looks again after a wait), it answers with the element it guarded, or fails with `svc-ref:gone`.
+
+/** The engine's name in selectors (`svc-ref=<check arguments>`). */
+export const REF_ENGINE = "svc-ref"
+
+/** In the utility world: the engine (self-contained: its source is sent once per browser context). */
+export const refEngine = (stateKey: string, attribute: string) => {
+  const g = globalThis as unknown as Record<string, unknown> & {
+    document: { querySelector(selector: string): unknown }
+  }
+  const queryAll = (_root: unknown, body: string): Array<unknown> => {
+    const arg = JSON.parse(decodeURIComponent(body)) as CheckArgs
+    const marked = () => g.document.querySelector(`[${attribute}="${arg.guardKey}"]`)
+    if (g[arg.guardKey] !== undefined) {
+      const again = marked()
+      if (again === null) throw new Error("svc-ref:gone the element was removed while the action was under way")
+      return [again]
+    }
+    const state = g[stateKey] as CheckState | undefined
+    const answer = state === undefined ? "unprepared" : state.check(arg)
+    const found = answer === "ok" ? marked() : null
+    if (found === null) throw new Error(`svc-ref:unchecked ${answer}`)
+    return [found]
+  }
+  return { queryAll, query: (root: unknown, body: string) => queryAll(root, body)[0] ?? null }
+}
+
+const ENGINE_SOURCE = `(${refEngine.toString()})(${JSON.stringify(STATE_KEY)}, ${JSON.stringify(GUARD_ATTRIBUTE)})`
+
+/**
+ * Registers the engine with a browser context (before its pages are used: the library gives each page
+ * world the engines its context has when it first needs them). The library's public registration covers
+ * only contexts it creates itself, not those of a browser it connected to, so this uses its context
+ * channel's own call (playwright-core 1.65); false when that is not there or refused.
+ */
+export const registerRefEngine = (context: BrowserContext): Promise<boolean> => {
+  const channel = (context as unknown as {
+    readonly _channel?: { registerSelectorEngine?: (params: unknown) => Promise<unknown> }
+  })._channel
+  if (typeof channel?.registerSelectorEngine !== "function") return Promise.resolve(false)
+  return channel.registerSelectorEngine({ selectorEngine: { name: REF_ENGINE, source: ENGINE_SOURCE, contentScript: true } })
+    .then(() => true, () => false)
+}
+
+/** The locator that checks and guards an AI ref's element as the action looks for it; and its guard. */
+export const checkingLocator = (
+  page: Page,
+  ref: string,
+  entry: { readonly aria: string; readonly role: string; readonly name: string }
+): { readonly locator: ReturnType<Page["locator"]>; readonly guard: Guarded } => {
+  const guardKey = newGuardKey()
+  const arg: CheckArgs = { key: STATE_KEY, aria: entry.aria, role: entry.role, name: entry.name, guardKey }
+  return {
+    locator: page.locator(`${REF_ENGINE}=${encodeURIComponent(JSON.stringify(arg))}`),
+    guard: { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined }
+  }
+}
 
 /** The locator of an element a one-call check marked. */
 export const markedSelector = (guardKey: string) => `[${GUARD_ATTRIBUTE}="${guardKey}"]`

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
+import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
 import { errorText, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library
@@ -87,6 +88,8 @@ interface Connection {
   readonly connectedAt: string
   /** A browser-level session, to ask about a target without attaching to every page. */
   browserSession?: Promise<CDPSession>
+  /** The tabs each tab opened, once discovery is on (see openedTabs.ts). */
+  opened?: OpenedTabs | undefined
 }
 
 /**
@@ -322,6 +325,8 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         browser.on("disconnected", () => {
           if (connections.get(profile) === conn) connections.delete(profile)
         })
+        conn.browserSession = browser.newBrowserCDPSession()
+        void conn.browserSession.then(trackOpenedTabs).then((o) => void (conn.opened = o), () => undefined)
         watch(profile, browser)
         const t = timingOf(profile)
         t.connectMs = conn.connectMs
@@ -529,10 +534,44 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
      * of a millisecond, where the library's evaluate takes a few. Undefined when the page has no such session
      * (the caller then uses the library); rejects with the page's exception.
      */
+    /** Per page: svc's own calls on the page's session, numbered, and the last one's round trip (see barrier). */
+    const sends = new WeakMap<Page, { seq: number; last: Promise<void> }>()
+    const sent = <A>(page: Page, call: Promise<A>): Promise<A> => {
+      const s = sends.get(page) ?? { seq: 0, last: Promise.resolve() }
+      s.seq++
+      s.last = call.then(() => undefined, () => undefined)
+      sends.set(page, s)
+      return call
+    }
+
+    /** Where the page's own session is now: a round trip issued after this answers after anything before it. */
+    const sendMark = (page: Page): number => sends.get(page)?.seq ?? 0
+
+    /**
+     * A round trip on the page's own session issued after `mark`: one of svc's calls since then, or one made
+     * now. Events the browser sent before its answer (a tab the page opened) have been dispatched by then.
+     */
+    const barrier = (page: Page, mark: number): Promise<void> => {
+      const s = sends.get(page)
+      if (s !== undefined && s.seq > mark) return s.last
+      const info = infos.get(page)
+      if (info === undefined || page.isClosed()) return Promise.resolve()
+      return sent(page, info.session.send("Runtime.evaluate", { expression: "0" })).then(() => undefined, () => undefined)
+    }
+
+    /** The tabs the page opened that are still open, as the browser announced them; undefined: not known so. */
+    const openedBy = (page: Page): ReadonlyArray<OpenedTab> | undefined => {
+      const info = infos.get(page)
+      if (info === undefined) return undefined
+      const browser = page.context().browser()
+      for (const conn of connections.values()) if (conn.browser === browser) return conn.opened?.openedBy(info.targetId)
+      return undefined
+    }
+
     const evaluateMain = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
       if (info === undefined || page.isClosed()) return undefined
-      return info.session.send("Runtime.evaluate", { expression, returnByValue: true }).then((r) => {
+      return sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true })).then((r) => {
         if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
         return r.result.value as unknown
       })
@@ -545,7 +584,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
       if (info === undefined || info.utility === undefined || page.isClosed()) return undefined
-      return info.session.send("Runtime.evaluate", { expression, returnByValue: true, contextId: info.utility }).then((r) => {
+      return sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true, contextId: info.utility })).then((r) => {
         if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
         return r.result.value as unknown
       })
@@ -568,6 +607,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       knownPage,
       evaluateMain,
       evaluateUtility,
+      sendMark,
+      barrier,
+      openedBy,
       attach,
       disconnect,
       navigations,

@@ -50,6 +50,11 @@ interface LastSnapshot {
 }
 
 const MAX_REMEMBERED_TABS = 256
+/**
+ * A role snapshot read in at most this long gets its refs' identities after its answer (a second read of
+ * the page, as long as the first); a slower page is not read twice for speed alone.
+ */
+const BACKGROUND_IDENTITY_MS = 250
 
 /** The options that change a snapshot's text, as the flags that ask for them (`role --interactive`). */
 const optionsLabel = (o: ResolvedSnapshotOptions) =>
@@ -171,10 +176,12 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             : undefined
           const options = { timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }
           const watch = yield* refs.watchChanges(page, o.frame)
+          const started = performance.now()
           const raw = yield* Effect.tryPromise({
             try: () => (target !== undefined ? target.ariaSnapshot(options) : page.ariaSnapshot(options)),
             catch: failed
           })
+          const ariaMs = performance.now() - started
           const nodes = parseRoleSnapshot(foldControlState(raw, yield* Fiber.join(controls)))
           rendered = yield* refs.recordRole(tab, navigations, o.frame, (numberFor) =>
             renderRoleSnapshot(nodes, {
@@ -186,11 +193,14 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               scopeSelector: o.selector,
               numberFor
             }))
-          // Refs among look-alikes get their element's identity from an AI snapshot of the same scope.
+          // Refs get their element's identity from an AI snapshot of the same scope: at once where look-alikes
+          // need it, else after the answer when the page is quick to read (see identifyRoleRefs).
           const pageControls = yield* Fiber.join(controls)
           if (o.frame === undefined) prepareRefChecks(page, sessions.evaluateUtility)
           yield* refs.identifyRoleRefs(tab, watch, () =>
-            (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)))
+            (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)), {
+            background: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
+          })
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {
             // Boxes inside an iframe are relative to it: move them by where the iframe's content starts.
             const origin = yield* Effect.tryPromise({

@@ -151,6 +151,9 @@ const setup = () => {
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
+      sendMark: () => 0,
+      barrier: () => Promise.resolve(),
+      openedBy: () => undefined,
       pageSession: () => Promise.resolve(undefined),
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
@@ -325,7 +328,7 @@ describe("Refs over a fake page", () => {
       fake.add("button", "Save", "e6")
       const watch = yield* refs.watchChanges(fake.page, undefined)
       const r = yield* recordRole(refs, fake, SAVE2)
-      yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]')
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]', { background: false })
       expect(r.entries.map(([k]) => k)).toEqual(["e1", "e2"])
       const second = yield* refs.resolve(tab, fake.page, "e2")
       expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6", role: "button", name: "Save" })
@@ -357,7 +360,7 @@ describe("Refs over a fake page", () => {
       const watch = yield* refs.watchChanges(fake.page, undefined)
       yield* recordRole(refs, fake, [...SAVE2, { role: "link", name: "Home", nth: 0, count: 1 }])
       fake.domChanged = true
-      yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]')
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]', { background: false })
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e1")))).toContain("could not pin down")
       // The only "Home" link, then and now: found by role and name (even after a re-render).
       fake.nodes[2]!.connected = false
