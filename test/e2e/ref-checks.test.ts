@@ -88,6 +88,15 @@ describe("one-call ref checks", () => {
       expect(await log()).toEqual([])
     }, 60_000)
 
+    it(`${format}: a look-alike added before a ref's element leaves the ref acting on its own element`, async () => {
+      const snap = await fresh(format)
+      const count = refOf(snap, /button "Count"/)
+      await run("() => { const b = document.createElement('button'); b.textContent = 'Count'; b.onclick = () => log.push('clone'); more.before(b); return 1 }")
+      expect((await gw.svc("browser", "click", count)).code).toBe(0)
+      expect(await run("() => count.textContent")).toBe("1")
+      expect(await log()).toEqual([])
+    }, 60_000)
+
     it(`${format}: an element removed while the action waits for it is reported at once, not waited out`, async () => {
       const snap = await fresh(format)
       const later = refOf(snap, /button "Later"/)

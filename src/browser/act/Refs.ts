@@ -101,6 +101,8 @@ interface RoleTable {
   readonly navigations: number
   entries: ReadonlyMap<string, RoleRefEntry>
   readonly frameSelector: string | undefined
+  /** The identities being found after the snapshot's answer (see identifyRoleRefs); refs wait for them. */
+  identifying?: Promise<void> | undefined
 }
 
 /** A watch for DOM changes while a role snapshot is taken (see watchChanges). */
@@ -405,6 +407,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         if (state.role.navigations !== navigations) {
           return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it`)
         }
+        const pending = state.role.identifying
+        if (pending !== undefined) yield* Effect.ignore(bounded(() => pending, RESOLVE_MS))
         const entry = state.role.entries.get(key)
         if (entry === undefined) {
           return yield* stale(key, "it is not in the latest role snapshot of this tab (it comes from an older snapshot, or was never issued)")
@@ -586,8 +590,11 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
             })
           )
         })
-        if (lookAlikes) yield* identify
-        else yield* Effect.forkDaemon(identify)
+        if (lookAlikes) return yield* identify
+        // Refs of this snapshot wait for it, so that whether a ref acts on its own node or on the one element
+        // of its kind does not depend on how soon it is used.
+        table.identifying = Effect.runPromise(Effect.ensuring(identify, Effect.sync(() => void (table.identifying = undefined))))
+          .catch(() => undefined)
       }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))
 
     /** Forget a tab's tables (the tab closed). */

@@ -86,7 +86,9 @@ const timeoutState = (log: ReadonlyArray<string>): Pick<PlaywrightFailure, "kind
   // Waited for a locator that never resolved to an element.
   if (waiting !== undefined && /^waiting for (locator|getBy|frameLocator|internal:|aria-ref)/.test(waiting) &&
     !log.some((line) => line.includes("resolved to"))) {
-    return { ...base, kind: "notFound" }
+    // svc's checking lookup answers or fails at once: never having answered, the page was too busy to run it,
+    // which says nothing of the element (the usual check then says so).
+    return { ...base, kind: /svc-ref=/.test(waiting) ? "unchecked" : "notFound" }
   }
   return { ...base, kind: "timeout" }
 }
@@ -162,7 +164,7 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
  * still loading) may change while the action waits, so it is waited out up to the action's timeout and
  * reported only then.
  */
-const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>(["notFound", "detached"])
+const REPORT_AT_ONCE: ReadonlySet<FailureKind> = new Set<FailureKind>(["notFound", "detached", "unchecked"])
 
 /** Whether a failure of the short attempt is worth a second, patient attempt. */
 export const worthWaiting = (f: PlaywrightFailure): boolean => f.timedOut && !REPORT_AT_ONCE.has(f.kind)
