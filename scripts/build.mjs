@@ -50,7 +50,7 @@ const common = {
 
 // A source map for the gateway (node --enable-source-maps dist/svc.cjs); the CLI's failures are one line.
 const bundles = [
-  { name: "svc.cjs", entry: "src/entry/svc.ts", lean: false, sourcemap: "external", plugins: [] },
+  { name: "svc.cjs", entry: "src/entry/svc.ts", lean: false, sourcemap: "external", plugins: [memoiseDependencies({ root, warn })] },
   { name: "cli.cjs", entry: "src/entry/cli.ts", lean: true, sourcemap: false, plugins: [memoiseDependencies({ root, warn })] }
 ]
 

@@ -7,12 +7,20 @@ import * as path from "node:path"
 // - HttpApiClient.make builds a response decoder (a Schema transformation and its parser) for every
 //   endpoint and status each time it is called, once per CLI run: about 6 ms of CPU. A decoder depends only
 //   on the schema's AST, which for the control API is built once, at module level.
+// - @effect/ai's LanguageModel builds the schema of a response's parts (Response.Part) from the toolkit on
+//   every model call, a Schema class per tool and part kind, and a decoder for it: 3-5 ms of CPU per call
+//   for the gateway agent's dozen tools, every tool round. The schema depends only on the toolkit's tools
+//   (immutable), so it is kept per tools record: a turn's later rounds reuse its first round's.
 // (Measured and left out: @effect/cli's help computation on every parse, which costs nothing once warm.)
 // If a dependency no longer has the expected shape, its file is bundled unchanged and the build says so.
 const MEMOISE = [
   {
     file: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]HttpApiClient\.js$/,
     edits: [["const schemaToResponse = ast => {", "const schemaToResponse = ast => memo(ast, memo, schemaToResponseUncached);\nconst schemaToResponseUncached = ast => {"]]
+  },
+  {
+    file: /@effect[\\/]ai[\\/]dist[\\/]esm[\\/]Response\.js$/,
+    edits: [["export const Part = toolkit => {", "export const Part = toolkit => memo(toolkit.tools, memo, () => PartUncached(toolkit));\nconst PartUncached = toolkit => {"]]
   }
 ]
 const MEMO_HELPER = `
