@@ -215,7 +215,8 @@ describe("acting on refs", () => {
       const before = slowHits
       const { ms } = yield* timed(act((a) => a.click(page, target(page.getByRole("link", { name: "Slow page" }), "e41", "link"))))
       expect(ms).toBeLessThan(1_200)
-      yield* act((a) => a.wait(page, { url: "**/slow", timeoutMs: 5_000 }))
+      // The page answers after 1.5 s; a loaded machine may take a while longer to commit it.
+      yield* act((a) => a.wait(page, { url: "**/slow", timeoutMs: 10_000 }))
       expect(yield* promise(() => page.title())).toBe("Slow")
       expect(slowHits - before).toBe(1)
     }))
