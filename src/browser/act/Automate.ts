@@ -199,14 +199,15 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
       Effect.gen(function*() {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
         const watch = WATCHED.has(request.kind) ? yield* timed("watch")(sideEffects.watch(tab, page)) : undefined
-        const resolve = (ref: string) => Effect.map(refs.resolve(tab, page, ref), (r) => ({ ...r, ref })).pipe(timed("ref"))
+        const resolve = (ref: string, options?: { readonly inLookup?: boolean }) =>
+          Effect.map(refs.resolve(tab, page, ref, options), (r) => ({ ...r, ref })).pipe(timed("ref"))
         /**
          * An action on one ref whose check may happen as the action looks for the element: should that check
          * not tell (nothing was done then), the ref is checked the usual way and the action runs again.
          */
         const withRef = <A, E, R>(ref: string, action: (target: ResolvedRef & { readonly ref: string }) => Effect.Effect<A, E, R>) =>
           Effect.flatMap(
-            Effect.map(refs.resolve(tab, page, ref, { inLookup: true }), (r) => ({ ...r, ref })).pipe(timed("ref")),
+            resolve(ref, { inLookup: true }),
             (target) =>
               target.inLookup === true
                 ? Effect.catchIf(action(target), isUncheckedFailure, () => Effect.flatMap(resolve(ref), action))

@@ -346,12 +346,24 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
             : Effect.as(kept(state)(r), page.locator(markedSelector(r.guard.key))))
       )
 
-    /** With `inLookup`, where the page's context has the engine: the check as the action's lookup, no page call now. */
-    const checkInLookup = (state: TabState, page: Page, ref: string, entry: { readonly aria: string; readonly role: string; readonly name: string }, inLookup: boolean) =>
-      Effect.suspend(() => {
-        if (!inLookup || !engines.has(page.context())) return Effect.succeed(undefined)
-        const c = checkingLocator(page, ref, entry)
-        return Effect.as(kept(state)(c.guard), c.locator)
+    /**
+     * The fast checks of a top-document ref whose element has an aria ref: with `inLookup`, where the page's
+     * context has the engine, as the action's own lookup (no page call now); else in one call. Undefined:
+     * check the usual way.
+     */
+    const checkFast = (
+      state: TabState,
+      page: Page,
+      ref: string,
+      entry: { readonly aria: string; readonly role: string; readonly name: string },
+      inLookup: boolean
+    ) =>
+      Effect.suspend((): Effect.Effect<{ readonly locator: Locator; readonly inLookup: boolean } | undefined, Conflict | BrowserUnavailable> => {
+        if (inLookup && engines.has(page.context())) {
+          const c = checkingLocator(page, ref, entry)
+          return Effect.as(kept(state)(c.guard), { locator: c.locator, inLookup: true })
+        }
+        return Effect.map(checkQuickly(state, page, ref, entry), (locator) => locator !== undefined ? { locator, inLookup: false } : undefined)
       })
 
     /** A ref found again by role and name, pinned to the node that was checked. */
@@ -377,10 +389,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description, role: entry.role, name: entry.name })
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
-        const deferred = NUMERIC.test(key) ? yield* checkInLookup(state, page, key, entry, inLookup) : undefined
-        if (deferred !== undefined) return { ...found(deferred), inLookup: true }
-        const quick = NUMERIC.test(key) ? yield* checkQuickly(state, page, key, entry) : undefined
-        if (quick !== undefined) return found(quick)
+        const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -416,11 +426,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const what = describe(entry.role, entry.name ?? "", entry.count > 1 ? entry.nth : undefined)
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
-          const identity = { aria: entry.aria, role: entry.role, name: entry.name ?? "" }
-          const deferred = yield* checkInLookup(state, page, key, identity, inLookup)
-          if (deferred !== undefined) return { ...found(deferred), inLookup: true }
-          const quick = yield* checkQuickly(state, page, key, identity)
-          if (quick !== undefined) return found(quick)
+          const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

@@ -87,7 +87,7 @@ interface Connection {
   readonly connectMs: number
   readonly connectedAt: string
   /** A browser-level session, to ask about a target without attaching to every page. */
-  browserSession?: Promise<CDPSession>
+  readonly browserSession: Promise<CDPSession>
   /** The tabs each tab opened, once discovery is on (see openedTabs.ts). */
   opened?: OpenedTabs | undefined
 }
@@ -320,12 +320,12 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
           url: endpoint.url,
           byTarget: new Map(),
           connectMs: performance.now() - t0,
-          connectedAt: new Date().toISOString()
+          connectedAt: new Date().toISOString(),
+          browserSession: browser.newBrowserCDPSession()
         }
         browser.on("disconnected", () => {
           if (connections.get(profile) === conn) connections.delete(profile)
         })
-        conn.browserSession = browser.newBrowserCDPSession()
         void conn.browserSession.then(trackOpenedTabs).then((o) => void (conn.opened = o), () => undefined)
         watch(profile, browser)
         const t = timingOf(profile)
@@ -363,7 +363,6 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     /** The target's URL as the browser has it; null when there is no such target, undefined if unknown. */
     const targetUrl = async (conn: Connection, targetId: string): Promise<string | null | undefined> => {
       try {
-        conn.browserSession ??= conn.browser.newBrowserCDPSession()
         const { targetInfo } = await (await conn.browserSession).send("Target.getTargetInfo", { targetId })
         return targetInfo.url
       } catch (e) {
@@ -554,9 +553,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const barrier = (page: Page, mark: number): Promise<void> => {
       const s = sends.get(page)
       if (s !== undefined && s.seq > mark) return s.last
-      const info = infos.get(page)
-      if (info === undefined || page.isClosed()) return Promise.resolve()
-      return sent(page, info.session.send("Runtime.evaluate", { expression: "0" })).then(() => undefined, () => undefined)
+      return evaluateMain(page, "0")?.then(() => undefined, () => undefined) ?? Promise.resolve()
     }
 
     /** The tabs the page opened that are still open, as the browser announced them; undefined: not known so. */
