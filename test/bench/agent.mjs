@@ -18,7 +18,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
-import { benchState } from "./benchGateway.mjs"
+import { benchState, spawnGateway } from "./benchGateway.mjs"
 import { SVC_BIN } from "./cli-latency.mjs"
 import { call, formPage } from "./load.mjs"
 
@@ -133,15 +133,8 @@ export async function measureAgent({ runs = 5, rounds = 10 } = {}) {
     agent: { provider: "anthropic", model: "bench", apiUrl: model.url, maxSteps: rounds + 2 }
   }), { mode: 0o600 })
   const askEnv = { ...env, ANTHROPIC_API_KEY: "bench-key-0000" }
-  const gateway = spawn(SVC_BIN, ["gateway", "run"], { env: { ...env, ANTHROPIC_API_KEY: "bench-key-0000" }, stdio: ["ignore", "pipe", "pipe"] })
+  const gateway = await spawnGateway(askEnv)
   try {
-    await new Promise((resolve, reject) => {
-      let out = ""
-      const onData = (d) => (out += d, out.includes("svc gateway ready") && resolve())
-      gateway.stdout.on("data", onData)
-      gateway.stderr.on("data", onData)
-      gateway.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
-    })
     const token = JSON.parse(fs.readFileSync(configFile, "utf8")).gateway.auth.token
     const controlPort = port + 2
     const api = async (method, p, body) => {

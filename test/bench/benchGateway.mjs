@@ -40,8 +40,8 @@ export async function benchState(prefix = "svc-bench-") {
   return { port, stateDir, env }
 }
 
-export async function startBenchGateway() {
-  const { port, stateDir, env } = await benchState()
+/** `svc gateway run` with this environment, once it says it is ready. */
+export async function spawnGateway(env) {
   const gateway = spawn(SVC_BIN, ["gateway", "run"], { env, stdio: ["ignore", "pipe", "pipe"] })
   await new Promise((resolve, reject) => {
     let out = ""
@@ -50,6 +50,12 @@ export async function startBenchGateway() {
     gateway.stderr.on("data", onData)
     gateway.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
   })
+  return gateway
+}
+
+export async function startBenchGateway() {
+  const { port, stateDir, env } = await benchState()
+  const gateway = await spawnGateway(env)
   const svcJson = svcJsonIn(env)
   await svcJson(["browser", "start"])
   const status = await svcJson(["browser", "status"])

@@ -8,6 +8,20 @@ import * as path from "node:path"
 // observers, files): its own port in 19000-19999, its own temp profile, and its whole process group
 // killed at the end.
 
+/** Ends a browser started detached (its own process group), all its processes at once; waits up to 3 s. */
+export const killGroup = async (child: ChildProcess): Promise<void> => {
+  const pid = child.pid
+  if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once("exit", r))
+    try {
+      process.kill(-pid, "SIGKILL")
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))])
+    } catch {
+      // already gone
+    }
+  }
+}
+
 export const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? "/usr/bin/chromium"
 
 export interface TestChromium {
@@ -67,16 +81,7 @@ export const launchTestChromium = async (options: { readonly port?: number; read
     { detached: true, stdio: "ignore" }
   )
   const kill = async () => {
-    const pid = child.pid
-    if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once("exit", r))
-      try {
-        process.kill(-pid, "SIGKILL")
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))])
-      } catch {
-        // already gone
-      }
-    }
+    await killGroup(child)
     if (options.userDataDir === undefined) fs.rmSync(userDataDir, { recursive: true, force: true })
   }
   try {

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { Readable, Writable } from "node:stream"
-import { CHROMIUM } from "./chromium.js"
+import { CHROMIUM, killGroup } from "./chromium.js"
 import { ROOT } from "./gateway.js"
 
 // "The user's own browser" for relay tests: a headless Chromium with svc's unpacked extension loaded, driven
@@ -85,16 +85,7 @@ export const launchExtensionBrowser = async (): Promise<ExtensionBrowser> => {
     })
 
   const kill = async () => {
-    const pid = child.pid
-    if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once("exit", r))
-      try {
-        process.kill(-pid, "SIGKILL")
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))])
-      } catch {
-        // already gone
-      }
-    }
+    await killGroup(child)
     fs.rmSync(userDataDir, { recursive: true, force: true })
   }
 
