@@ -36,6 +36,12 @@ const serve = async (handler: (req: http.IncomingMessage, res: http.ServerRespon
 const html = (res: http.ServerResponse, body: string) =>
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body)
 
+/** A 1x1 PNG. */
+const PIXEL = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+  "base64"
+)
+
 interface Failure {
   readonly code: number | null
   readonly line: string
@@ -60,6 +66,13 @@ describe("the navigation policy", () => {
       if (p === "/hop") {
         // An allowed hop first, then the refused one: each hop is checked, not only the first.
         res.writeHead(302, { location: `${self}/redirect` }).end()
+        return
+      }
+      if (p === "/cached") {
+        return html(res, `<!doctype html><title>Cached</title><img src="/cached.png" alt="cached">`)
+      }
+      if (p === "/cached.png") {
+        res.writeHead(200, { "content-type": "image/png", "cache-control": "public, max-age=3600" }).end(PIXEL)
         return
       }
       if (p === "/resources") {
@@ -245,6 +258,17 @@ fetch("${evil.origin("www.evil.localhost")}/data").then(
       expect((await refused("browser", "open", `${control}/`)).error._tag).toBe("NavigationBlocked")
       // Other ports of this machine stay open (the test servers are there).
       expect((await ok("browser", "navigate", `${good.origin("127.0.0.1")}/`)).title).toBe("Good")
+    }, 60_000)
+
+    it("pages of this machine keep the browser's HTTP cache: a cacheable image is fetched once over two visits", async () => {
+      const fetched = () => good.hits.filter((h) => h.endsWith("/cached.png")).length
+      const before = fetched()
+      for (const path of ["/cached", "/", "/cached"]) {
+        await ok("browser", "navigate", `${good.origin("127.0.0.1")}${path}`)
+      }
+      const loaded = await ok("browser", "evaluate", "() => document.querySelector('img').naturalWidth")
+      expect(loaded.result).toBe(1)
+      expect(fetched() - before).toBe(1)
     }, 60_000)
 
     it("a redirect or a link to the control port is refused too, with no list set", async () => {

@@ -1,18 +1,20 @@
 import { Effect, Layer } from "effect"
-import type { BrowserContext, Frame, Page, Request, Route } from "playwright-core"
+import type { Browser, BrowserContext, CDPSession, Frame, Page, Request, Route } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { type Decision, hasLists, type PolicySettings } from "./checkUrl.js"
 import { NavigationPolicy } from "./NavigationPolicy.js"
 
 // The policy where the page itself sends the browser somewhere, on the library's connection:
-// - every document request of a page (a link, a form, a redirect hop, `location = …`) is paused on a CDP
-//   session of our own that intercepts documents only, and refused ones fail as blocked by the client. The
-//   library's own routing never sees redirect hops (it lets them through), and intercepting documents only
-//   leaves the page's other requests and the HTTP cache alone.
-// - the library's routing on each browser context catches what starts before such a session can exist: the
-//   first request of a tab the page opens (window.open, target=_blank), which is closed when refused. With
-//   browser.allowedDomains or blockedDomains set it sees every request (images, scripts, fetch) and aborts
-//   the refused ones; without, only requests to this machine and to metadata addresses are routed.
+// - every document request of every tab (a link, a form, a redirect hop, `location = …`, and the first
+//   load of a tab a page opens) is paused on a browser-level CDP session of our own that intercepts
+//   documents only (every request, when browser.allowedDomains or blockedDomains is set), and refused ones
+//   fail as blocked by the client. The library's own routing never sees redirect hops (it lets them
+//   through); intercepting documents only leaves the page's other requests alone, and the HTTP cache on.
+// - where the browser refuses interception at its own level (an extension relay may), the old way: a
+//   page-level session per tab intercepts its documents, and the library's routing on each browser context
+//   catches what starts before such a session can exist (a new tab's first request, closed when refused).
+//   That routing sees every request when lists are set, else requests to this machine and to metadata
+//   addresses, and it turns the library's HTTP cache off for the context.
 // Refused main-frame navigations are logged in the policy, so the request that caused one answers 403.
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -49,6 +51,14 @@ export const PolicyRouting = Layer.scopedDiscard(
     const sessions = yield* PlaywrightSessions
     const policy = yield* NavigationPolicy
     const decideNow = (url: string) => Effect.runSync(policy.decide(url))
+    /** A paused request must be answered; one the policy cannot judge is not let through. */
+    const decide = (url: string): Decision => {
+      try {
+        return decideNow(url)
+      } catch {
+        return { allowed: false, rule: "scheme", message: `${url} could not be checked` }
+      }
+    }
 
     /**
      * Logs a refused main-frame navigation. A tab the page opened, refused before it showed anything, is
@@ -61,7 +71,81 @@ export const PolicyRouting = Layer.scopedDiscard(
       if (fresh) await page.close().catch(() => undefined)
     }
 
-    /** Per page: its document interception, set up once (page() waits for it before handing the page out). */
+    /** The page of a tab, among the pages the library has (undefined: not reported to it yet). */
+    const pageOfTarget = async (browser: Browser, targetId: string): Promise<Page | undefined> => {
+      const pages = browser.contexts().flatMap((c) => c.pages())
+      const unknown: Array<Page> = []
+      for (const p of pages) {
+        const id = Effect.runSync(sessions.targetIdOf(p))
+        if (id === targetId) return p
+        if (id === undefined) unknown.push(p)
+      }
+      for (const p of unknown) if ((await sessions.pageSession(p))?.targetId === targetId) return p
+      return undefined
+    }
+
+    /** Answers a refused request paused browser-wide: a tab's main frame is cancelled and logged, a frame's fails. */
+    const refuseBrowserWide = async (
+      session: CDPSession,
+      browser: Browser,
+      event: {
+        readonly requestId: string
+        readonly frameId: string
+        readonly resourceType: string
+        readonly request: { readonly url: string }
+      },
+      decision: Extract<Decision, { allowed: false }>
+    ) => {
+      // A tab's main frame has the tab's target id as its frame id (an out-of-process iframe's is an iframe target).
+      const info = event.resourceType !== "Document"
+        ? undefined
+        : await session.send("Target.getTargetInfo", { targetId: event.frameId }).then((r) => r.targetInfo, () => undefined)
+      const mainFrame = info?.type === "page"
+      await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
+        .catch(() => undefined)
+      if (!mainFrame) return
+      const page = await pageOfTarget(browser, event.frameId)
+      if (page !== undefined) return refusedMainFrame(page, event.request.url, decision)
+      // A new tab's first load, before the library reported its page: the request that opened it claims it.
+      policy.record({ page: undefined, opener: undefined, url: event.request.url, decision, closedTab: false })
+    }
+
+    /**
+     * Per browser: interception of every tab's documents on a browser-level session of its own. False where
+     * the browser refuses it there: its pages are then guarded one by one (guard, route).
+     */
+    const wide = new WeakMap<Browser, Promise<boolean>>()
+    const interceptBrowser = (browser: Browser): Promise<boolean> => {
+      const known = wide.get(browser)
+      if (known !== undefined) return known
+      const setUp = (async () => {
+        const session = await browser.newBrowserCDPSession()
+        session.on("Fetch.requestPaused", (event) => {
+          const decision = decide(event.request.url)
+          if (decision.allowed) {
+            session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
+            return
+          }
+          void refuseBrowserWide(session, browser, event, decision).catch(() => undefined)
+        })
+        const everything = hasLists(Effect.runSync(policy.settings))
+        await session.send("Fetch.enable", {
+          patterns: [{ urlPattern: "*", ...(everything ? {} : { resourceType: "Document" as const }), requestStage: "Request" }]
+        })
+        return true
+      })().catch(() => false)
+      wide.set(browser, setUp)
+      return setUp
+    }
+
+    /** A page's guard: the browser-wide interception, else its own (page() waits for it before handing it out). */
+    const guardPage = (page: Page): Promise<void> => {
+      const browser = page.context().browser()
+      if (browser === null) return guard(page)
+      return interceptBrowser(browser).then((ok) => (ok ? undefined : guard(page)))
+    }
+
+    /** Per page: its document interception, set up once (the fallback of interceptBrowser). */
     const guarded = new WeakMap<Page, Promise<void>>()
     const guard = (page: Page): Promise<void> => {
       const known = guarded.get(page)
@@ -72,13 +156,7 @@ export const PolicyRouting = Layer.scopedDiscard(
         if (own === undefined) return
         const { session, targetId } = own
         session.on("Fetch.requestPaused", (event) => {
-          let decision: Decision
-          try {
-            decision = decideNow(event.request.url)
-          } catch {
-            // A paused request must be answered; one the policy cannot judge is not let through.
-            decision = { allowed: false, rule: "scheme", message: `${event.request.url} could not be checked` }
-          }
+          const decision = decide(event.request.url)
           if (decision.allowed) {
             session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
             return
@@ -122,9 +200,14 @@ export const PolicyRouting = Layer.scopedDiscard(
       const settings = Effect.runSync(policy.settings)
       void context.route(hasLists(settings) ? "**" : localOrMetadataUrl(settings), onRoute).catch(() => undefined)
     }
+    const routeUnlessWide = (context: BrowserContext) => {
+      const browser = context.browser()
+      if (browser === null) return route(context)
+      void interceptBrowser(browser).then((ok) => ok || route(context))
+    }
 
-    yield* sessions.onContext((_profile, context) => route(context))
-    yield* sessions.onPage((_profile, page) => void guard(page))
-    yield* sessions.beforeHandOut((_profile, _targetId, page) => Effect.promise(() => guard(page)))
+    yield* sessions.onContext((_profile, context) => routeUnlessWide(context))
+    yield* sessions.onPage((_profile, page) => void guardPage(page))
+    yield* sessions.beforeHandOut((_profile, _targetId, page) => Effect.promise(() => guardPage(page)))
   })
 )
