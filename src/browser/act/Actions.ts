@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import type { JSHandle, Locator, Page } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
+import { timed } from "../../platform/serverTiming.js"
 import { pngSize } from "../cdp/png.js"
 import { bounded, call, run, timeoutError } from "./budgets.js"
 import { errorParts, type PlaywrightFailure } from "./failures.js"
@@ -182,18 +183,25 @@ const makeActions = () => {
       f.timedOut ? Effect.map(runaway.settle(page), (r): DescribeContext => ({ runaway: r })) : Effect.succeed({})
   })
 
-  const navigate = (page: Page, url: string, options: TimeoutOption = {}) =>
+  /** `titleOf`: how to read the page's title (default: from the page). */
+  const navigate = (
+    page: Page,
+    url: string,
+    options: TimeoutOption & { readonly titleOf?: (page: Page) => Effect.Effect<string> } = {}
+  ) =>
     Effect.gen(function*() {
       const href = yield* normaliseNavigationUrl(url)
       return yield* run({ action: "navigate", timeoutMs: options.timeoutMs, defaultMs: DEFAULT_NAVIGATE_TIMEOUT_MS }, (steps) =>
         Effect.gen(function*() {
           const response = yield* steps.once((timeout) => gotoSettled(page, href, timeout), {
             context: { url: href }
-          })
+          }).pipe(timed("goto"))
           // The load event usually follows; a page that keeps loading (ads, long polls) is not waited for.
           const grace = Math.min(LOAD_GRACE_MS, yield* steps.remaining)
-          yield* Effect.ignore(call(() => page.waitForLoadState("load", { timeout: grace })))
-          const title = yield* Effect.orElseSucceed(call(() => page.title()), () => "")
+          yield* Effect.ignore(call(() => page.waitForLoadState("load", { timeout: grace }))).pipe(timed("load"))
+          const title = yield* (options.titleOf !== undefined
+            ? options.titleOf(page)
+            : Effect.orElseSucceed(call(() => page.title()), () => "")).pipe(timed("title"))
           const result: NavigateResult = {
             url: page.url(),
             title,

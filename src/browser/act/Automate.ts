@@ -149,10 +149,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const navigate = (profileName: string | undefined, request: { url: string; targetId?: string | undefined }) =>
       Effect.gen(function*() {
-        yield* policy.check(yield* normaliseNavigationUrl(request.url))
-        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        yield* timed("policy")(policy.check(yield* normaliseNavigationUrl(request.url)))
+        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
         const r = yield* turns.inTurn(tab)(
-          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url))
+          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
         )
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })

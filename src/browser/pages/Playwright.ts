@@ -113,6 +113,13 @@ export type PageGate = (profile: string, targetId: string, page: Page) => Effect
  */
 export type ReleaseObserver = (profile: string) => void
 
+/**
+ * The browser names a page without a title after its URL: a title that may be that (empty, or one word
+ * with `:` or `/` in it, or a part of the URL) is read from the page instead.
+ */
+const mayBeUrlTitle = (title: string, url: string) =>
+  title === "" || (!/\s/.test(title) && (/[:/]/.test(title) || url.includes(title)))
+
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {
     const load = options.load ?? defaultLoad
@@ -474,7 +481,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         if (info !== undefined) {
           try {
             const { targetInfo } = await info.session.send("Target.getTargetInfo")
-            return targetInfo.title
+            if (!mayBeUrlTitle(targetInfo.title, page.url())) return targetInfo.title
           } catch {
             // fall back to the page
           }
