@@ -144,6 +144,8 @@ interface OwnedGuard {
 const CurrentOwner = FiberRef.unsafeMake<GuardOwner | undefined>(undefined)
 
 const MAX_TABS = 256
+/** How long a look-alike role ref waits for its snapshot's identities (an AI read of the page). */
+const IDENTIFY_WAIT_MS = 30_000
 const MAX_ROLE_KEYS = 20_000
 
 /** The key of one role-ref target in a tab's registry. */
@@ -418,7 +420,11 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it`)
         }
         const pending = state.role.identifying
-        if (pending !== undefined) yield* Effect.ignore(bounded(() => pending, RESOLVE_MS))
+        if (pending !== undefined) {
+          // A look-alike can only be told by its identity: it waits for the whole read (its own bound).
+          const lookAlike = (state.role.entries.get(key)?.count ?? 0) > 1
+          yield* Effect.ignore(bounded(() => pending, lookAlike ? IDENTIFY_WAIT_MS : RESOLVE_MS))
+        }
         const entry = state.role.entries.get(key)
         if (entry === undefined) {
           return yield* stale(key, "it is not in the latest role snapshot of this tab (it comes from an older snapshot, or was never issued)")
@@ -573,13 +579,13 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       tab: TabRef,
       watch: ChangeWatch,
       takeAi: () => Promise<string>,
-      options: { readonly background: boolean }
+      options: { readonly allRefs: boolean }
     ) =>
       Effect.gen(function*() {
         const table = stateOf(tab, false)?.role
         const entries = table === undefined ? [] : [...table.entries]
         const lookAlikes = entries.some(([, e]) => e.count > 1)
-        if (table === undefined || entries.length === 0 || watch.key === undefined || (!lookAlikes && !options.background)) {
+        if (table === undefined || entries.length === 0 || watch.key === undefined || (!lookAlikes && !options.allRefs)) {
           // Nothing to identify: the watch is stopped without waiting for the page to confirm it.
           yield* Effect.forkDaemon(stopWatching(watch))
           return
@@ -597,9 +603,9 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
             })
           )
         })
-        if (lookAlikes) return yield* identify
-        // Refs of this snapshot wait for it, so that whether a ref acts on its own node or on the one element
-        // of its kind does not depend on how soon it is used.
+        // After the answer: refs of this snapshot wait for it (a look-alike's until it is done), so that whether
+        // a ref acts on its own node does not depend on how soon it is used, and the answer does not wait for
+        // a second read of the page (as long as the first: about 500 ms on a 10,000-element page).
         table.identifying = Effect.runPromise(Effect.ensuring(identify, Effect.sync(() => void (table.identifying = undefined))))
           .catch(() => undefined)
       }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))

@@ -51,8 +51,8 @@ interface LastSnapshot {
 
 const MAX_REMEMBERED_TABS = 256
 /**
- * A role snapshot read in at most this long gets its refs' identities after its answer (a second read of
- * the page, as long as the first); a slower page is not read twice for speed alone.
+ * A role snapshot read in at most this long gets every ref's identity after its answer (a second read of
+ * the page, as long as the first); a slower page is read twice only when look-alikes need it.
  */
 const BACKGROUND_IDENTITY_MS = 250
 
@@ -193,13 +193,13 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               scopeSelector: o.selector,
               numberFor
             }))
-          // Refs get their element's identity from an AI snapshot of the same scope: at once where look-alikes
-          // need it, else after the answer when the page is quick to read (see identifyRoleRefs).
+          // Refs get their element's identity from an AI snapshot of the same scope, read after the answer: where
+          // look-alikes need it, and for every ref when the page is quick to read (see identifyRoleRefs).
           const pageControls = yield* Fiber.join(controls)
           if (o.frame === undefined) prepareRefChecks(page, sessions.evaluateUtility)
           yield* refs.identifyRoleRefs(tab, watch, () =>
             (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)), {
-            background: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
+            allRefs: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
           })
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {
             // Boxes inside an iframe are relative to it: move them by where the iframe's content starts.

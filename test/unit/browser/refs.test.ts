@@ -328,7 +328,7 @@ describe("Refs over a fake page", () => {
       fake.add("button", "Save", "e6")
       const watch = yield* refs.watchChanges(fake.page, undefined)
       const r = yield* recordRole(refs, fake, SAVE2)
-      yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]', { background: false })
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]', { allRefs: false })
       expect(r.entries.map(([k]) => k)).toEqual(["e1", "e2"])
       const second = yield* refs.resolve(tab, fake.page, "e2")
       expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6", role: "button", name: "Save" })
@@ -349,6 +349,27 @@ describe("Refs over a fake page", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.live("look-alikes are told apart after the answer: identifyRoleRefs does not wait, their refs do", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const refs = yield* Refs
+      const fake = newPage()
+      fake.add("button", "Save", "e5")
+      fake.add("button", "Save", "e6")
+      const watch = yield* refs.watchChanges(fake.page, undefined)
+      yield* recordRole(refs, fake, SAVE2)
+      // A slow page: its AI read takes longer than the usual bound on a ref's wait (2 s).
+      const slowRead = () =>
+        new Promise<string>((resolve) => setTimeout(() => resolve('- button "Save" [ref=e5]\n- button "Save" [ref=e6]'), 2_500))
+      const t0 = Date.now()
+      yield* refs.identifyRoleRefs(tab, watch, slowRead, { allRefs: false })
+      expect(Date.now() - t0).toBeLessThan(1_000)
+      const second = yield* refs.resolve(tab, fake.page, "e2")
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(2_400)
+      expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6" })
+    }).pipe(Effect.provide(layer))
+  }, 20_000)
+
   it.effect("without identity (the page changed while the snapshot was taken), only a unique element resolves", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
@@ -360,7 +381,7 @@ describe("Refs over a fake page", () => {
       const watch = yield* refs.watchChanges(fake.page, undefined)
       yield* recordRole(refs, fake, [...SAVE2, { role: "link", name: "Home", nth: 0, count: 1 }])
       fake.domChanged = true
-      yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]', { background: false })
+      yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]', { allRefs: false })
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e1")))).toContain("could not pin down")
       // The only "Home" link, then and now: found by role and name (even after a re-render).
       fake.nodes[2]!.connected = false
