@@ -319,14 +319,20 @@ describe("Refs over a fake page", () => {
     { role: "button", name: "Save", nth: 1, count: 2 }
   ]
 
-  it.effect("role refs among look-alikes act on their own node, found through an AI snapshot of the same scope", () => {
-    const { layer, newPage } = setup()
-    return Effect.gen(function*() {
+  /** A page with two "Save" buttons (aria refs e5 and e6), watched for changes from now on. */
+  const twoSaves = (newPage: ReturnType<typeof setup>["newPage"]) =>
+    Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
       fake.add("button", "Save", "e5")
       fake.add("button", "Save", "e6")
-      const watch = yield* refs.watchChanges(fake.page, undefined)
+      return { refs, fake, watch: yield* refs.watchChanges(fake.page, undefined) }
+    })
+
+  it.effect("role refs among look-alikes act on their own node, found through an AI snapshot of the same scope", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const { refs, fake, watch } = yield* twoSaves(newPage)
       const r = yield* recordRole(refs, fake, SAVE2)
       yield* refs.identifyRoleRefs(tab, watch, async () => '- generic [ref=e1]:\n  - button "Save" [ref=e5]\n  - button "Save" [ref=e6]', { allRefs: false })
       expect(r.entries.map(([k]) => k)).toEqual(["e1", "e2"])
@@ -352,11 +358,7 @@ describe("Refs over a fake page", () => {
   it.live("look-alikes are told apart after the answer: identifyRoleRefs does not wait, their refs do", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
-      const refs = yield* Refs
-      const fake = newPage()
-      fake.add("button", "Save", "e5")
-      fake.add("button", "Save", "e6")
-      const watch = yield* refs.watchChanges(fake.page, undefined)
+      const { refs, fake, watch } = yield* twoSaves(newPage)
       yield* recordRole(refs, fake, SAVE2)
       // A slow page: its AI read takes longer than the usual bound on a ref's wait (2 s).
       const slowRead = () =>
