@@ -6,6 +6,7 @@ import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/error
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
+import { makeRoundTrips } from "./roundTrips.js"
 import { errorText, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library
@@ -301,6 +302,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         () => Effect.sync(() => void releaseObservers.delete(observer))
       )
 
+    /** Each connection by its browser, known before the browser's contexts and pages are observed. */
+    const byBrowser = new WeakMap<Browser, Connection>()
+
     const close = (conn: Connection) =>
       Effect.promise(() => withTimeout(conn.browser.close(), 2_000, "disconnect").catch(() => undefined))
 
@@ -334,6 +338,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
           if (connections.get(profile) === conn) connections.delete(profile)
         })
         void conn.browserSession.then(trackOpenedTabs).then((o) => void (conn.opened = o), () => undefined)
+        byBrowser.set(browser, conn)
         watch(profile, browser)
         const t = timingOf(profile)
         t.connectMs = conn.connectMs
@@ -535,50 +540,43 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const attach = (profile: string, endpoint: CdpEndpoint) =>
       Effect.flatMap(pw, (lib) => connection(profile, endpoint, lib)).pipe(Effect.asVoid)
 
+    const trips = makeRoundTrips()
+    /** A round trip on the page's own session issued after `mark` (see roundTrips.ts). */
+    const barrier = (page: Page, mark: number): Promise<void> => trips.barrier(page, mark, () => evaluateMain(page, "0"))
+
+    /** The tabs the page opened that are still open, as the browser announced them; undefined: not known so. */
+    const openedBy = (page: Page): ReadonlyArray<OpenedTab> | undefined => {
+      const info = infos.get(page)
+      const browser = page.context().browser()
+      return info === undefined || browser === null ? undefined : byBrowser.get(browser)?.opened?.openedBy(info.targetId)
+    }
+
+    /** The browser-level session of the browser's connection (undefined: not a browser svc connected to). */
+    const browserSession = (browser: Browser): Promise<CDPSession> | undefined => byBrowser.get(browser)?.browserSession
+
+    /** The library's page of one of the browser's tabs, found as page() finds it; undefined: none (yet). */
+    const pageOfTarget = async (browser: Browser, targetId: string): Promise<Page | undefined> => {
+      const conn = byBrowser.get(browser)
+      const found = conn === undefined ? undefined : await scan(conn, targetId)
+      return found === "absent" ? undefined : found
+    }
+
+    /** `expression` by value over the page's own session, in world `contextId` (default: the main world). */
+    const evaluateOn = (page: Page, info: PageInfo, expression: string, contextId?: number): Promise<unknown> =>
+      trips.sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true, ...(contextId !== undefined ? { contextId } : {}) }))
+        .then((r) => {
+          if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
+          return r.result.value as unknown
+        })
+
     /**
      * Runs `expression` in the page's main world over the page's own CDP session: a round trip of a fraction
      * of a millisecond, where the library's evaluate takes a few. Undefined when the page has no such session
      * (the caller then uses the library); rejects with the page's exception.
      */
-    /** Per page: svc's own calls on the page's session, numbered, and the last one's round trip (see barrier). */
-    const sends = new WeakMap<Page, { seq: number; last: Promise<void> }>()
-    const sent = <A>(page: Page, call: Promise<A>): Promise<A> => {
-      const s = sends.get(page) ?? { seq: 0, last: Promise.resolve() }
-      s.seq++
-      s.last = call.then(() => undefined, () => undefined)
-      sends.set(page, s)
-      return call
-    }
-
-    /** Where the page's own session is now: a round trip issued after this answers after anything before it. */
-    const sendMark = (page: Page): number => sends.get(page)?.seq ?? 0
-
-    /**
-     * A round trip on the page's own session issued after `mark`: one of svc's calls since then, or one made
-     * now. Events the browser sent before its answer (a tab the page opened) have been dispatched by then.
-     */
-    const barrier = (page: Page, mark: number): Promise<void> => {
-      const s = sends.get(page)
-      if (s !== undefined && s.seq > mark) return s.last
-      return evaluateMain(page, "0")?.then(() => undefined, () => undefined) ?? Promise.resolve()
-    }
-
-    /** The tabs the page opened that are still open, as the browser announced them; undefined: not known so. */
-    const openedBy = (page: Page): ReadonlyArray<OpenedTab> | undefined => {
-      const info = infos.get(page)
-      if (info === undefined) return undefined
-      const browser = page.context().browser()
-      for (const conn of connections.values()) if (conn.browser === browser) return conn.opened?.openedBy(info.targetId)
-      return undefined
-    }
-
     const evaluateMain = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
-      if (info === undefined || page.isClosed()) return undefined
-      return sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true })).then((r) => {
-        if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
-        return r.result.value as unknown
-      })
+      return info === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression)
     }
 
     /**
@@ -587,11 +585,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
      */
     const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
-      if (info === undefined || info.utility === undefined || page.isClosed()) return undefined
-      return sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true, contextId: info.utility })).then((r) => {
-        if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
-        return r.result.value as unknown
-      })
+      return info === undefined || info.utility === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, info.utility)
     }
 
     /**
@@ -611,9 +605,11 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       knownPage,
       evaluateMain,
       evaluateUtility,
-      sendMark,
+      sendMark: trips.sendMark,
       barrier,
       openedBy,
+      browserSession,
+      pageOfTarget,
       attach,
       disconnect,
       navigations,

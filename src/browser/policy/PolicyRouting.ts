@@ -71,19 +71,6 @@ export const PolicyRouting = Layer.scopedDiscard(
       if (fresh) await page.close().catch(() => undefined)
     }
 
-    /** The page of a tab, among the pages the library has (undefined: not reported to it yet). */
-    const pageOfTarget = async (browser: Browser, targetId: string): Promise<Page | undefined> => {
-      const pages = browser.contexts().flatMap((c) => c.pages())
-      const unknown: Array<Page> = []
-      for (const p of pages) {
-        const id = Effect.runSync(sessions.targetIdOf(p))
-        if (id === targetId) return p
-        if (id === undefined) unknown.push(p)
-      }
-      for (const p of unknown) if ((await sessions.pageSession(p))?.targetId === targetId) return p
-      return undefined
-    }
-
     /** Answers a refused request paused browser-wide: a tab's main frame is cancelled and logged, a frame's fails. */
     const refuseBrowserWide = async (
       session: CDPSession,
@@ -104,7 +91,7 @@ export const PolicyRouting = Layer.scopedDiscard(
       await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
         .catch(() => undefined)
       if (!mainFrame) return
-      const page = await pageOfTarget(browser, event.frameId)
+      const page = await sessions.pageOfTarget(browser, event.frameId)
       if (page !== undefined) return refusedMainFrame(page, event.request.url, decision)
       // A new tab's first load, before the library reported its page: the request that opened it claims it.
       policy.record({ page: undefined, opener: undefined, url: event.request.url, decision, closedTab: false })
@@ -119,7 +106,9 @@ export const PolicyRouting = Layer.scopedDiscard(
       const known = wide.get(browser)
       if (known !== undefined) return known
       const setUp = (async () => {
-        const session = await browser.newBrowserCDPSession()
+        // The connection's own browser-level session (none: not a browser svc connected to; pages guard themselves).
+        const session = await sessions.browserSession(browser)
+        if (session === undefined) return false
         session.on("Fetch.requestPaused", (event) => {
           const decision = decide(event.request.url)
           if (decision.allowed) {

@@ -115,6 +115,8 @@ const setup = () => {
       sendMark: () => 0,
       barrier: () => Promise.resolve(),
       openedBy: () => undefined,
+      browserSession: () => undefined,
+      pageOfTarget: async () => undefined,
       pageSession: () => Promise.resolve(undefined),
       page: () => Effect.die("unused"),
       attach: () => Effect.void,
