@@ -426,7 +426,7 @@ const makeActions = () => {
           if (options.fn !== undefined) {
             const source = options.fn
             yield* runaway.arm(page)
-            const slot = `__svcWait_${Math.random().toString(36).slice(2)}`
+            const slot = Math.random().toString(36).slice(2)
             const handle = yield* steps.once(
               (timeout) =>
                 bounded(page.waitForFunction(waitCondition, { source, slot }, { timeout }), timeout, "page.waitForFunction"),

@@ -87,8 +87,9 @@ const timeoutState = (log: ReadonlyArray<string>): Pick<PlaywrightFailure, "kind
   if (waiting !== undefined && /^waiting for (locator|getBy|frameLocator|internal:|aria-ref)/.test(waiting) &&
     !log.some((line) => line.includes("resolved to"))) {
     // svc's checking lookup answers or fails at once: never having answered, the page was too busy to run it,
-    // which says nothing of the element (the usual check then says so).
-    return { ...base, kind: /svc-ref=/.test(waiting) ? "unchecked" : "notFound" }
+    // which says nothing of the element (the usual check then says so). Only the engine's own selector: a
+    // guarded element's attribute selector (`[data-svc-ref="…"]`) that found nothing is an element gone.
+    return { ...base, kind: /(?<![\w-])svc-ref=/.test(waiting) ? "unchecked" : "notFound" }
   }
   return { ...base, kind: "timeout" }
 }

@@ -181,6 +181,12 @@ describe("classifyPlaywrightError", () => {
     expect(classifyPlaywrightError(UNSTABLE).kind).toBe("unstable")
     expect(classifyPlaywrightError(MISSING)).toMatchObject({ kind: "notFound", waitingFor: "locator('#nope')" })
     expect(classifyPlaywrightError(OPTIONS_MISSING).kind).toBe("optionsNotFound")
+    // svc's checking lookup never answered: the page was too busy to tell. A guarded element's own
+    // attribute selector that found nothing is an element gone, though its attribute is named like the engine.
+    const engine = timeoutError("locator.click", 500, ["  - waiting for locator('svc-ref=%7B%22key%22%7D')"])
+    expect(classifyPlaywrightError(engine).kind).toBe("unchecked")
+    const guarded = timeoutError("locator.click", 500, ["  - waiting for locator('[data-svc-ref=\"g1\"]')"])
+    expect(classifyPlaywrightError(guarded).kind).toBe("notFound")
     expect(classifyPlaywrightError(OPTION_DISABLED).kind).toBe("optionDisabled")
     expect(classifyPlaywrightError(WAIT_URL)).toMatchObject({
       kind: "timeout",
