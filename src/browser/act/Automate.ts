@@ -152,7 +152,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         yield* timed("policy")(policy.check(yield* normaliseNavigationUrl(request.url)))
         const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
         const r = yield* turns.inTurn(tab)(
-          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
+          Effect.zipRight(
+            refs.leaving(tab),
+            policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
+          )
         )
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
@@ -246,6 +249,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           case "back":
           case "forward":
           case "reload":
+            yield* refs.leaving(tab)
             moved = yield* actions[request.kind](page, timeout)
             break
           case "text":

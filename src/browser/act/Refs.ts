@@ -3,6 +3,7 @@ import type { BrowserContext, FrameLocator, Locator, Page } from "playwright-cor
 import { BrowserUnavailable, Conflict, InvalidRequest } from "../../domain/errors.js"
 import { FRESH_SNAPSHOT_HINT, NUMERIC, parseRef } from "./refParse.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { TabTurns } from "../pages/TabTurns.js"
 import { errorText, isTimeout } from "../pages/promises.js"
 import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
 import {
@@ -103,6 +104,10 @@ interface RoleTable {
   readonly frameSelector: string | undefined
   /** The identities being found after the snapshot's answer (see identifyRoleRefs); refs wait for them. */
   identifying?: Promise<void> | undefined
+  /** Starts finding them now, should it still be waiting for the tab's looks (a ref waits for it). */
+  identifyNow?: (() => void) | undefined
+  /** Drops finding them, should it not have begun (the tab is leaving its document). */
+  identifyNever?: (() => void) | undefined
 }
 
 /** A watch for DOM changes while a role snapshot is taken (see watchChanges). */
@@ -146,6 +151,11 @@ const CurrentOwner = FiberRef.unsafeMake<GuardOwner | undefined>(undefined)
 const MAX_TABS = 256
 /** How long a look-alike role ref waits for its snapshot's identities (an AI read of the page). */
 const IDENTIFY_WAIT_MS = 30_000
+/**
+ * How long a role snapshot's identity pass waits for the tab to be quiet (no snapshot or screenshot asked for)
+ * before it reads the page: a client that asks for something else at once is heard within it.
+ */
+const IDENTIFY_QUIET_MS = 50
 const MAX_ROLE_KEYS = 20_000
 
 /** The key of one role-ref target in a tab's registry. */
@@ -170,6 +180,7 @@ const describe = (role: string, name: string, nth?: number) =>
 export class Refs extends Effect.Service<Refs>()("svc/Refs", {
   scoped: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
+    const turns = yield* TabTurns
     const worlds: GuardWorlds = { main: sessions.evaluateMain, utility: sessions.evaluateUtility }
     /** Browser contexts that have the check-in-lookup engine (refChecks.ts). */
     const engines = new WeakSet<BrowserContext>()
@@ -421,6 +432,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const pending = state.role.identifying
         if (pending !== undefined) {
+          state.role.identifyNow?.()
           // A look-alike can only be told by its identity: it waits for the whole read (its own bound).
           const lookAlike = (state.role.entries.get(key)?.count ?? 0) > 1
           yield* Effect.ignore(bounded(() => pending, lookAlike ? IDENTIFY_WAIT_MS : RESOLVE_MS))
@@ -591,6 +603,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           return
         }
         const identify = Effect.gen(function*() {
+          // Another snapshot of the tab came first: this one's refs are gone already.
+          if (stateOf(tab, false)?.role !== table) return yield* Effect.asVoid(stopWatching(watch))
           const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
           const changedMeanwhile = yield* stopWatching(watch)
           if (aiText === undefined || changedMeanwhile) return
@@ -605,10 +619,42 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         })
         // After the answer: refs of this snapshot wait for it (a look-alike's until it is done), so that whether
         // a ref acts on its own node does not depend on how soon it is used, and the answer does not wait for
-        // a second read of the page (as long as the first: about 500 ms on a 10,000-element page).
-        table.identifying = Effect.runPromise(Effect.ensuring(identify, Effect.sync(() => void (table.identifying = undefined))))
-          .catch(() => undefined)
+        // a second read of the page (as long as the first: about 500 ms on a 10,000-element page). It lets the
+        // looks at the tab asked for meanwhile go first (a screenshot right after the snapshot would otherwise
+        // wait for the read), and starts at once when an action comes or a ref of this snapshot is used.
+        let now: () => void = () => undefined
+        const asked = new Promise<void>((resolve) => {
+          now = resolve
+        })
+        let dropped = false
+        const start = Effect.raceFirst(turns.afterLooks(tab, IDENTIFY_QUIET_MS), Effect.promise(() => asked))
+        table.identifyNow = now
+        table.identifyNever = () => {
+          dropped = true
+          now()
+        }
+        table.identifying = Effect.runPromise(
+          start.pipe(
+            Effect.zipRight(Effect.suspend(() => {
+              if (dropped) return Effect.asVoid(stopWatching(watch))
+              table.identifyNever = undefined
+              return identify
+            })),
+            Effect.ensuring(Effect.sync(() => {
+              table.identifying = undefined
+              table.identifyNow = undefined
+              table.identifyNever = undefined
+            }))
+          )
+        ).catch(() => undefined)
       }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))
+
+    /**
+     * The tab is about to leave its document (navigate, back, forward, reload): a role snapshot's identity
+     * pass that has not begun is dropped, since the refs it would serve go with the document, and the read
+     * would only hold up the navigation.
+     */
+    const leaving = (tab: TabRef) => Effect.sync(() => stateOf(tab, false)?.role?.identifyNever?.())
 
     /** Forget a tab's tables (the tab closed). */
     const forget = (tab: TabRef) => Effect.sync(() => void tabs.delete(keyOf(tab)))
@@ -629,7 +675,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
       })
 
-    return { resolve, settle, owned, recordAi, recordRole, watchChanges, identifyRoleRefs, forget, forgetProfile, current } as const
+    return { resolve, settle, owned, recordAi, recordRole, watchChanges, identifyRoleRefs, leaving, forget, forgetProfile, current } as const
   }),
-  dependencies: [PlaywrightSessions.Default]
+  dependencies: [PlaywrightSessions.Default, TabTurns.Default]
 }) {}

@@ -5,7 +5,8 @@ import { Effect, FiberRef } from "effect"
 // in a few ms looks like a page that stopped answering. Here they wait in line instead, first come first
 // served: an action has the tab to itself, and looks (snapshots, screenshots) that stand next to each other
 // in the line go together, since none of them changes the page. A look that comes after a waiting action
-// waits for it, so a steady stream of looks never starves an action.
+// waits for it, so a steady stream of looks never starves an action. Work of svc's own that reads the page
+// after an answer (a role snapshot's identity pass) can let the looks in line go first (afterLooks).
 
 /** A tab: its profile and CDP targetId. */
 interface TabKey {
@@ -46,6 +47,12 @@ const admit = (line: Line) => {
 export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
   sync: () => {
     const lines = new Map<string, Line>()
+    /** Who wants to hear when a tab's line changes (afterLooks). */
+    const watchers = new Map<string, Set<() => void>>()
+    const changed = (key: string) => {
+      const set = watchers.get(key)
+      if (set !== undefined) for (const notify of [...set]) notify()
+    }
 
     const enter = (key: string, use: Use) =>
       Effect.async<Line>((resume) => {
@@ -66,6 +73,7 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
         }
         mine.waiting.push(waiter)
         admit(mine)
+        changed(key)
         // Interrupted while waiting (the client went away): out of the line; once let in, `leave` runs.
         return Effect.sync(() => {
           if (admitted) return
@@ -73,6 +81,7 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
           if (i >= 0) mine.waiting.splice(i, 1)
           done(key, mine)
           admit(mine)
+          changed(key)
         })
       })
 
@@ -86,6 +95,7 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
         else line.looking--
         done(key, line)
         admit(line)
+        changed(key)
       })
 
     const turn = (tab: TabKey, use: Use) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -108,6 +118,46 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
     /** Runs `effect` beside other looks at the tab, after the actions that came before it. */
     const lookingIn = (tab: TabKey) => turn(tab, "look")
 
-    return { inTurn, lookingIn } as const
+    /**
+     * Ends once no look at the tab has been under way or waiting for `quietMs`, or as soon as an action is
+     * under way or waiting: for a read of the page of svc's own that is not part of any answer, which then
+     * runs after the looks a client asks for one after another (a screenshot right after a snapshot) rather
+     * than ahead of them, and never holds up an action.
+     */
+    const afterLooks = (tab: TabKey, quietMs: number): Effect.Effect<void> =>
+      Effect.async<void>((resume) => {
+        const key = `${tab.profile}\u0000${tab.targetId}`
+        let timer: ReturnType<typeof setTimeout> | undefined = undefined
+        let set = watchers.get(key)
+        if (set === undefined) {
+          set = new Set()
+          watchers.set(key, set)
+        }
+        const mine = set
+        const forget = () => {
+          clearTimeout(timer)
+          mine.delete(check)
+          if (mine.size === 0 && watchers.get(key) === mine) watchers.delete(key)
+        }
+        const finish = () => {
+          forget()
+          resume(Effect.void)
+        }
+        function check() {
+          const line = lines.get(key)
+          if (line !== undefined && (line.acting || line.waiting.some((w) => w.use === "act"))) return finish()
+          if (line !== undefined && (line.looking > 0 || line.waiting.length > 0)) {
+            clearTimeout(timer)
+            timer = undefined
+          } else if (timer === undefined) {
+            timer = setTimeout(finish, quietMs)
+          }
+        }
+        mine.add(check)
+        check()
+        return Effect.sync(forget)
+      })
+
+    return { inTurn, lookingIn, afterLooks } as const
   }
 }) {}

@@ -1,10 +1,11 @@
 import { it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Deferred, Effect, Either, Fiber, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { describe, expect } from "vitest"
 import { PlaywrightSessions } from "../../../src/browser/pages/Playwright.js"
 import { identitiesFromAi, roleCheckable, uniqueAiGroups } from "../../../src/browser/act/refIdentity.js"
 import { FRESH_SNAPSHOT_HINT, parseRef, Refs, roleKey } from "../../../src/browser/act/Refs.js"
+import { TabTurns } from "../../../src/browser/pages/TabTurns.js"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { Conflict, InvalidRequest } from "../../../src/domain/errors.js"
 
@@ -173,7 +174,7 @@ const setup = () => {
       onRelease: () => Effect.void
     })
   )
-  const layer = Refs.DefaultWithoutDependencies.pipe(Layer.provide(sessions))
+  const layer = Refs.DefaultWithoutDependencies.pipe(Layer.provide(sessions), Layer.provideMerge(TabTurns.Default))
   const newPage = () => {
     const p = fakePage()
     pages.set(p.page, p)
@@ -371,6 +372,48 @@ describe("Refs over a fake page", () => {
       const second = yield* refs.resolve(tab, fake.page, "e2")
       expect(Date.now() - t0).toBeGreaterThanOrEqual(2_400)
       expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6" })
+    }).pipe(Effect.provide(layer))
+  }, 20_000)
+
+  it.live("the identity read lets looks at the tab go first; using a ref of the snapshot starts it at once; leaving the page drops it", () => {
+    const { layer, newPage } = setup()
+    return Effect.gen(function*() {
+      const turns = yield* TabTurns
+      const { refs, fake, watch } = yield* twoSaves(newPage)
+      let reads = 0
+      const read = async () => {
+        reads++
+        return '- button "Save" [ref=e5]\n- button "Save" [ref=e6]'
+      }
+      // A screenshot asked for right after the snapshot: the read waits until it is done.
+      yield* recordRole(refs, fake, SAVE2)
+      const screenshot = yield* Deferred.make<void>()
+      const look = yield* Effect.fork(turns.lookingIn(tab)(Deferred.await(screenshot)))
+      yield* refs.identifyRoleRefs(tab, watch, read, { allRefs: false })
+      yield* Effect.sleep("300 millis")
+      expect(reads).toBe(0)
+      yield* Deferred.succeed(screenshot, undefined)
+      yield* Fiber.join(look)
+      for (let i = 0; i < 100 && reads === 0; i++) yield* Effect.sleep("50 millis")
+      expect(reads).toBe(1)
+      // A look that takes long: a look-alike's ref does not wait for it, it starts the read.
+      yield* recordRole(refs, fake, SAVE2)
+      const long = yield* Deferred.make<void>()
+      const longLook = yield* Effect.fork(turns.lookingIn(tab)(Deferred.await(long)))
+      yield* refs.identifyRoleRefs(tab, yield* refs.watchChanges(fake.page, undefined), read, { allRefs: false })
+      const t0 = Date.now()
+      const second = yield* refs.resolve(tab, fake.page, "e2")
+      expect(Date.now() - t0).toBeLessThan(1_000)
+      expect(reads).toBe(2)
+      expect(second.locator).toMatchObject({ kind: "and", selector: "aria-ref=e6" })
+      yield* Deferred.succeed(long, undefined)
+      yield* Fiber.join(longLook)
+      // The tab navigates before the read began: it is dropped (the refs go with the document).
+      yield* recordRole(refs, fake, SAVE2)
+      yield* refs.identifyRoleRefs(tab, yield* refs.watchChanges(fake.page, undefined), read, { allRefs: false })
+      yield* refs.leaving(tab)
+      yield* Effect.sleep("300 millis")
+      expect(reads).toBe(2)
     }).pipe(Effect.provide(layer))
   }, 20_000)
 

@@ -96,4 +96,38 @@ describe("TabTurns", () => {
       expect(yield* turns.inTurn(tab)(Effect.succeed("next"))).toBe("next")
       expect(log).toEqual(["first+", "first-"])
     }).pipe(Effect.provide(TabTurns.Default)))
+
+  it.live("afterLooks: on a quiet tab after its quiet time; after the looks under way or coming; at once when an action comes", () =>
+    Effect.gen(function*() {
+      const turns = yield* TabTurns
+      const t0 = Date.now()
+      yield* turns.afterLooks(tab, 100)
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(95)
+      const log: Array<string> = []
+      const [l1, l2, a] = yield* Effect.forEach([0, 1, 2], () => Deferred.make<void>())
+      const f1 = yield* Effect.fork(turns.lookingIn(tab)(request(log, "look1", l1!)))
+      yield* Effect.yieldNow()
+      const after = yield* Effect.fork(Effect.zipRight(turns.afterLooks(tab, 400), Effect.sync(() => log.push("after"))))
+      yield* Deferred.succeed(l1!, undefined)
+      yield* Fiber.join(f1)
+      // Another look within the quiet time: it goes first.
+      const f2 = yield* Effect.fork(turns.lookingIn(tab)(request(log, "look2", l2!)))
+      yield* Effect.sleep("600 millis")
+      expect(log).toEqual(["look1+", "look1-", "look2+"])
+      yield* Deferred.succeed(l2!, undefined)
+      yield* Fiber.join(f2)
+      yield* Fiber.join(after)
+      expect(log).toEqual(["look1+", "look1-", "look2+", "look2-", "after"])
+      // An action waiting behind a look: the wait ends at once, ahead of the action's own turn.
+      const l3 = yield* Deferred.make<void>()
+      const f3 = yield* Effect.fork(turns.lookingIn(tab)(request(log, "look3", l3)))
+      yield* Effect.yieldNow()
+      const fa = yield* Effect.fork(turns.inTurn(tab)(request(log, "act", a!)))
+      yield* Effect.yieldNow()
+      const t1 = Date.now()
+      yield* turns.afterLooks(tab, 5_000)
+      expect(Date.now() - t1).toBeLessThan(1_000)
+      yield* Effect.forEach([l3, a!], (d) => Deferred.succeed(d, undefined))
+      yield* Effect.forEach([f3, fa], Fiber.join)
+    }).pipe(Effect.provide(TabTurns.Default)))
 })
