@@ -12,6 +12,7 @@ import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
+import { readAheadAfterNavigation } from "../snapshot/warmUp.js"
 import { TabPages } from "../pages/TabPages.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
@@ -157,6 +158,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
           )
         )
+        yield* Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page))
         return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
       })
 

@@ -17,13 +17,13 @@ import {
   releaseAll,
   RESOLVE_MS
 } from "./refGuards.js"
+import { type ChangeWatch, stopWatching, watchChanges } from "./changeWatch.js"
+import { deferPass, type DeferredPass } from "./deferredPass.js"
 import { checkingLocator, checkInOneCall, markedSelector, registerRefEngine } from "./refChecks.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
   roleCheckable,
-  startWatch,
-  stopWatch,
   uniqueAiGroups
 } from "./refIdentity.js"
 
@@ -103,18 +103,7 @@ interface RoleTable {
   entries: ReadonlyMap<string, RoleRefEntry>
   readonly frameSelector: string | undefined
   /** The identities being found after the snapshot's answer (see identifyRoleRefs); refs wait for them. */
-  identifying?: Promise<void> | undefined
-  /** Starts finding them now, should it still be waiting for the tab's looks (a ref waits for it). */
-  identifyNow?: (() => void) | undefined
-  /** Drops finding them, should it not have begun (the tab is leaving its document). */
-  identifyNever?: (() => void) | undefined
-}
-
-/** A watch for DOM changes while a role snapshot is taken (see watchChanges). */
-export interface ChangeWatch {
-  readonly page: Page
-  readonly frameSelector: string | undefined
-  readonly key: string | undefined
+  identifying?: DeferredPass | undefined
 }
 
 interface TabState {
@@ -432,10 +421,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const pending = state.role.identifying
         if (pending !== undefined) {
-          state.role.identifyNow?.()
+          pending.now()
           // A look-alike can only be told by its identity: it waits for the whole read (its own bound).
           const lookAlike = (state.role.entries.get(key)?.count ?? 0) > 1
-          yield* Effect.ignore(bounded(() => pending, lookAlike ? IDENTIFY_WAIT_MS : RESOLVE_MS))
+          yield* Effect.ignore(bounded(() => pending.done, lookAlike ? IDENTIFY_WAIT_MS : RESOLVE_MS))
         }
         const entry = state.role.entries.get(key)
         if (entry === undefined) {
@@ -552,34 +541,6 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         )
       })
 
-    /** Before a role snapshot: start noticing DOM changes in the document it is taken of. */
-    const watchChanges = (page: Page, frameSelector: string | undefined): Effect.Effect<ChangeWatch> => {
-      const key = `__svcRefWatch_${Math.random().toString(36).slice(2)}`
-      return bounded(
-        () =>
-          frameSelector === undefined
-            ? page.evaluate(startWatch, key)
-            : page.frameLocator(frameSelector).locator(":root").evaluate(startWatch, key, { timeout: RESOLVE_MS }),
-        RESOLVE_MS
-      ).pipe(
-        Effect.map((k): ChangeWatch => ({ page, frameSelector, key: k })),
-        Effect.orElseSucceed((): ChangeWatch => ({ page, frameSelector, key: undefined }))
-      )
-    }
-
-    /** Stops a watch: true when the document changed (or the watch could not tell). */
-    const stopWatching = (watch: ChangeWatch) => {
-      const key = watch.key
-      if (key === undefined) return Effect.succeed(true)
-      return bounded(
-        () =>
-          watch.frameSelector === undefined
-            ? watch.page.evaluate(stopWatch, key)
-            : watch.page.frameLocator(watch.frameSelector).locator(":root").evaluate(stopWatch, key, { timeout: RESOLVE_MS }),
-        RESOLVE_MS
-      ).pipe(Effect.orElseSucceed(() => true))
-    }
-
     /**
      * After a role snapshot (watched since before it was taken): give its refs the aria ref of their element,
      * from an AI snapshot of the same scope (`takeAi`), when the document did not change while both were
@@ -621,32 +582,11 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // a ref acts on its own node does not depend on how soon it is used, and the answer does not wait for
         // a second read of the page (as long as the first: about 500 ms on a 10,000-element page). It lets the
         // looks at the tab asked for meanwhile go first (a screenshot right after the snapshot would otherwise
-        // wait for the read), and starts at once when an action comes or a ref of this snapshot is used.
-        let now: () => void = () => undefined
-        const asked = new Promise<void>((resolve) => {
-          now = resolve
+        // wait for the read), and begins at once when an action comes or a ref of this snapshot is used.
+        const pass = deferPass(turns.afterLooks(tab, IDENTIFY_QUIET_MS), identify, Effect.asVoid(stopWatching(watch)), () => {
+          if (table.identifying === pass) table.identifying = undefined
         })
-        let dropped = false
-        const start = Effect.raceFirst(turns.afterLooks(tab, IDENTIFY_QUIET_MS), Effect.promise(() => asked))
-        table.identifyNow = now
-        table.identifyNever = () => {
-          dropped = true
-          now()
-        }
-        table.identifying = Effect.runPromise(
-          start.pipe(
-            Effect.zipRight(Effect.suspend(() => {
-              if (dropped) return Effect.asVoid(stopWatching(watch))
-              table.identifyNever = undefined
-              return identify
-            })),
-            Effect.ensuring(Effect.sync(() => {
-              table.identifying = undefined
-              table.identifyNow = undefined
-              table.identifyNever = undefined
-            }))
-          )
-        ).catch(() => undefined)
+        table.identifying = pass
       }).pipe(Effect.withSpan("Refs.identifyRoleRefs"))
 
     /**
@@ -654,7 +594,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
      * pass that has not begun is dropped, since the refs it would serve go with the document, and the read
      * would only hold up the navigation.
      */
-    const leaving = (tab: TabRef) => Effect.sync(() => stateOf(tab, false)?.role?.identifyNever?.())
+    const leaving = (tab: TabRef) => Effect.sync(() => stateOf(tab, false)?.role?.identifying?.drop())
 
     /** Forget a tab's tables (the tab closed). */
     const forget = (tab: TabRef) => Effect.sync(() => void tabs.delete(keyOf(tab)))

@@ -158,6 +158,43 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
         return Effect.sync(forget)
       })
 
-    return { inTurn, lookingIn, afterLooks } as const
+    /**
+     * Once the requests under way or waiting on the tab are done: true when nothing asks for the tab within
+     * `quietMs` after them, false as soon as something does (for work of svc's own that is worth doing only
+     * while the agent is thinking).
+     */
+    const idleFor = (tab: TabKey, quietMs: number): Effect.Effect<boolean> =>
+      Effect.async<boolean>((resume) => {
+        const key = `${tab.profile}\u0000${tab.targetId}`
+        let timer: ReturnType<typeof setTimeout> | undefined = undefined
+        let set = watchers.get(key)
+        if (set === undefined) {
+          set = new Set()
+          watchers.set(key, set)
+        }
+        const mine = set
+        const forget = () => {
+          clearTimeout(timer)
+          mine.delete(check)
+          if (mine.size === 0 && watchers.get(key) === mine) watchers.delete(key)
+        }
+        const finish = (idle: boolean) => {
+          forget()
+          resume(Effect.succeed(idle))
+        }
+        function check() {
+          const busy = lines.has(key)
+          if (timer !== undefined) {
+            if (busy) finish(false)
+          } else if (!busy) {
+            timer = setTimeout(() => finish(true), quietMs)
+          }
+        }
+        mine.add(check)
+        check()
+        return Effect.sync(forget)
+      })
+
+    return { inTurn, lookingIn, afterLooks, idleFor } as const
   }
 }) {}

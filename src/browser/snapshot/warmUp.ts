@@ -1,6 +1,8 @@
 import { Effect, Layer } from "effect"
 import { prepareRefChecks } from "../act/refChecks.js"
+import type { Page } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import type { TabTurns } from "../pages/TabTurns.js"
 
 // The first snapshot of a new document used to cost about twice what later ones do: the automation
 // library sets up its in-page helpers the first time it is asked anything about that document, the page's
@@ -26,3 +28,32 @@ export const SnapshotWarmUp = Layer.scopedDiscard(
     })
   })
 )
+
+// The library's first AI read of a document costs about twice its later ones, whatever else was asked before
+// (on a 10,000-element page about 1.1 s, then 0.55 s: each element's box and generated content are worked out
+// the first time they are asked for). After a navigation the agent asked for, that first read is done as soon
+// as the agent has gone quiet for a moment (it reads the answer and thinks), so the snapshot it asks for next
+// costs what a later one does. Not when anything reaches the tab first: a client that asks at once gets the
+// first read itself, never a second one queued in front of it.
+
+/** How long the tab must be left alone after the navigation's answer before the first read is done. */
+const QUIET_MS = 250
+/** Above this many elements the first read is left to the snapshot (it takes seconds). */
+const MAX_ELEMENTS = 15_000
+const READ_TIMEOUT_MS = 10_000
+const SIZE = "document.getElementsByTagName(\"*\").length"
+
+/** After a navigation svc made: the document's first AI read, once the tab has been left alone. */
+export const readAheadAfterNavigation = (
+  turns: TabTurns,
+  evaluateUtility: (page: Page, expression: string) => Promise<unknown> | undefined,
+  tab: { readonly profile: string; readonly targetId: string },
+  page: Page
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (!(yield* turns.idleFor(tab, QUIET_MS)) || page.isClosed()) return
+    const size = yield* Effect.promise(() => evaluateUtility(page, SIZE)?.catch(() => undefined) ?? Promise.resolve(undefined))
+    if (typeof size !== "number" || size > MAX_ELEMENTS || page.isClosed()) return
+    yield* Effect.promise(() => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS }).catch(() => undefined))
+  })
+

@@ -130,4 +130,28 @@ describe("TabTurns", () => {
       yield* Effect.forEach([l3, a!], (d) => Deferred.succeed(d, undefined))
       yield* Effect.forEach([f3, fa], Fiber.join)
     }).pipe(Effect.provide(TabTurns.Default)))
+
+  it.live("idleFor: true when nothing asks for the tab within the quiet time after the requests under way; false when something does", () =>
+    Effect.gen(function*() {
+      const turns = yield* TabTurns
+      expect(yield* turns.idleFor(tab, 50)).toBe(true)
+      // A request under way: the quiet time begins when it is done.
+      const gate = yield* Deferred.make<void>()
+      const log: Array<string> = []
+      const busy = yield* Effect.fork(turns.inTurn(tab)(request(log, "act", gate)))
+      yield* Effect.yieldNow()
+      const idle = yield* Effect.fork(turns.idleFor(tab, 300))
+      yield* Effect.sleep("400 millis")
+      expect(idle.unsafePoll()).toBeNull()
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(busy)
+      expect(yield* Fiber.join(idle)).toBe(true)
+      // Something asks within the quiet time: false at once.
+      const second = yield* Effect.fork(turns.idleFor(tab, 5_000))
+      yield* Effect.sleep("50 millis")
+      const t0 = Date.now()
+      yield* turns.lookingIn(tab)(Effect.void)
+      expect(yield* Fiber.join(second)).toBe(false)
+      expect(Date.now() - t0).toBeLessThan(1_000)
+    }).pipe(Effect.provide(TabTurns.Default)))
 })
