@@ -30,16 +30,18 @@ export const SnapshotWarmUp = Layer.scopedDiscard(
 )
 
 // The library's first AI read of a document costs about twice its later ones, whatever else was asked before
-// (on a 10,000-element page about 1.1 s, then 0.55 s: each element's box and generated content are worked out
-// the first time they are asked for). After a navigation the agent asked for, that first read is done as soon
-// as the agent has gone quiet for a moment (it reads the answer and thinks), so the snapshot it asks for next
-// costs what a later one does. Not when anything reaches the tab first: a client that asks at once gets the
-// first read itself, never a second one queued in front of it.
+// (each element's box and generated content are worked out the first time they are asked for: on a
+// 100-element form about 80 ms, then 35). After a navigation the agent asked for, that first read is done as
+// soon as the agent has gone quiet for a moment (it reads the answer and thinks), so the snapshot it asks for
+// next costs what a later one does. Not when anything reaches the tab first: a client that asks at once gets
+// the first read itself, never a second one queued in front of it. Only for documents of up to a few
+// thousand elements: the read cannot be stopped once begun, and on a 12,000-element page it holds the page's
+// thread for a second, which a navigation the agent asks for meanwhile would wait out.
 
 /** How long the tab must be left alone after the navigation's answer before the first read is done. */
-const QUIET_MS = 250
-/** Above this many elements the first read is left to the snapshot (it takes seconds). */
-const MAX_ELEMENTS = 15_000
+const QUIET_MS = 400
+/** Above this many elements the first read is left to the snapshot (see above). */
+const MAX_ELEMENTS = 3_000
 const READ_TIMEOUT_MS = 10_000
 const SIZE = "document.getElementsByTagName(\"*\").length"
 
