@@ -119,44 +119,58 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
     const lookingIn = (tab: TabKey) => turn(tab, "look")
 
     /**
+     * Asks `decide` about the tab's line now and whenever it changes, until it answers: "quiet" starts a
+     * timer (if none runs) that answers `quietAnswer` after `quietMs`; "wait" stops it.
+     */
+    const watchLine = <A>(
+      tab: TabKey,
+      quietMs: number,
+      quietAnswer: A,
+      decide: (line: Line | undefined, timing: boolean) => { readonly done: A } | "wait" | "quiet"
+    ): Effect.Effect<A> =>
+      Effect.async<A>((resume) => {
+        const key = `${tab.profile}\u0000${tab.targetId}`
+        let timer: ReturnType<typeof setTimeout> | undefined = undefined
+        const set = watchers.get(key) ?? new Set()
+        watchers.set(key, set)
+        const forget = () => {
+          clearTimeout(timer)
+          set.delete(check)
+          if (set.size === 0 && watchers.get(key) === set) watchers.delete(key)
+        }
+        const finish = (answer: A) => {
+          forget()
+          resume(Effect.succeed(answer))
+        }
+        function check() {
+          const verdict = decide(lines.get(key), timer !== undefined)
+          if (verdict === "wait") {
+            clearTimeout(timer)
+            timer = undefined
+          } else if (verdict === "quiet") {
+            timer ??= setTimeout(() => finish(quietAnswer), quietMs)
+          } else {
+            finish(verdict.done)
+          }
+        }
+        set.add(check)
+        check()
+        return Effect.sync(forget)
+      })
+
+    /**
      * Ends once no look at the tab has been under way or waiting for `quietMs`, or as soon as an action is
      * under way or waiting: for a read of the page of svc's own that is not part of any answer, which then
      * runs after the looks a client asks for one after another (a screenshot right after a snapshot) rather
      * than ahead of them, and never holds up an action.
      */
     const afterLooks = (tab: TabKey, quietMs: number): Effect.Effect<void> =>
-      Effect.async<void>((resume) => {
-        const key = `${tab.profile}\u0000${tab.targetId}`
-        let timer: ReturnType<typeof setTimeout> | undefined = undefined
-        let set = watchers.get(key)
-        if (set === undefined) {
-          set = new Set()
-          watchers.set(key, set)
-        }
-        const mine = set
-        const forget = () => {
-          clearTimeout(timer)
-          mine.delete(check)
-          if (mine.size === 0 && watchers.get(key) === mine) watchers.delete(key)
-        }
-        const finish = () => {
-          forget()
-          resume(Effect.void)
-        }
-        function check() {
-          const line = lines.get(key)
-          if (line !== undefined && (line.acting || line.waiting.some((w) => w.use === "act"))) return finish()
-          if (line !== undefined && (line.looking > 0 || line.waiting.length > 0)) {
-            clearTimeout(timer)
-            timer = undefined
-          } else if (timer === undefined) {
-            timer = setTimeout(finish, quietMs)
-          }
-        }
-        mine.add(check)
-        check()
-        return Effect.sync(forget)
-      })
+      watchLine(tab, quietMs, undefined, (line) =>
+        line !== undefined && (line.acting || line.waiting.some((w) => w.use === "act"))
+          ? { done: undefined }
+          : line !== undefined && (line.looking > 0 || line.waiting.length > 0)
+          ? "wait"
+          : "quiet")
 
     /**
      * Once the requests under way or waiting on the tab are done: true when nothing asks for the tab within
@@ -164,36 +178,8 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
      * while the agent is thinking).
      */
     const idleFor = (tab: TabKey, quietMs: number): Effect.Effect<boolean> =>
-      Effect.async<boolean>((resume) => {
-        const key = `${tab.profile}\u0000${tab.targetId}`
-        let timer: ReturnType<typeof setTimeout> | undefined = undefined
-        let set = watchers.get(key)
-        if (set === undefined) {
-          set = new Set()
-          watchers.set(key, set)
-        }
-        const mine = set
-        const forget = () => {
-          clearTimeout(timer)
-          mine.delete(check)
-          if (mine.size === 0 && watchers.get(key) === mine) watchers.delete(key)
-        }
-        const finish = (idle: boolean) => {
-          forget()
-          resume(Effect.succeed(idle))
-        }
-        function check() {
-          const busy = lines.has(key)
-          if (timer !== undefined) {
-            if (busy) finish(false)
-          } else if (!busy) {
-            timer = setTimeout(() => finish(true), quietMs)
-          }
-        }
-        mine.add(check)
-        check()
-        return Effect.sync(forget)
-      })
+      watchLine(tab, quietMs, true, (line, timing) =>
+        line === undefined ? "quiet" : timing ? { done: false } : "wait")
 
     return { inTurn, lookingIn, afterLooks, idleFor } as const
   }
