@@ -13,7 +13,6 @@ import {
   runAgentCodeOnPage,
   selectOptions,
   serialiseForAgent,
-  dropWaitSlot,
   tagName,
   waitCondition
 } from "./inPage.js"
@@ -431,7 +430,7 @@ const makeActions = () => {
               (timeout) =>
                 bounded(page.waitForFunction(waitCondition, { source, slot }, { timeout }), timeout, "page.waitForFunction"),
               script(page, { waitedFor: "the function to return a truthy value" })
-            ).pipe(Effect.ensuring(Effect.ignore(call(() => page.evaluate(dropWaitSlot, slot)))))
+            ).pipe(Effect.ensuring(Effect.ignore(call(() => page.evaluate(waitCondition, { source: "", slot, end: true })))))
             yield* Effect.ignore(call(() => handle.dispose()))
           }
         }))

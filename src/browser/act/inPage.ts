@@ -132,10 +132,11 @@ export const tagName = (node: unknown) => (node as PageElement).tagName
  * `wait --fn`: the agent's condition, polled by the library. Truthy only when the condition's value is: a
  * condition that returns a promise (an async function) is awaited across polls in a slot, so the promise
  * object itself never counts as truthy. The slots live under one symbol on the window, which the page's own
- * enumeration (`Object.keys(window)`, `for…in`) does not see. A wait that has ended (dropWaitSlot) answers
- * false without running the condition again: the library's poll can outlive the wait by a frame or two.
+ * enumeration (`Object.keys(window)`, `for…in`) does not see. With `end`, the wait is over: its slot goes,
+ * and a later poll (the library's poll can outlive the wait by a frame or two) answers false without running
+ * the condition again; the record of the ended wait goes a minute later, and the symbol with the last one.
  */
-export const waitCondition = ({ source, slot }: { source: string; slot: string }): unknown => {
+export const waitCondition = ({ source, slot, end }: { source: string; slot: string; end?: boolean }): unknown => {
   type Slot = { pending: boolean; value: unknown }
   type Slots = { live: Map<string, Slot>; ended: Set<string> }
   const key = Symbol.for("svc.waitSlots")
@@ -145,18 +146,28 @@ export const waitCondition = ({ source, slot }: { source: string; slot: string }
     slots = { live: new Map(), ended: new Set() }
     Object.defineProperty(globalThis, key, { value: slots, configurable: true, enumerable: false, writable: true })
   }
-  if (slots.ended.has(slot)) return false
-  const held = slots.live.get(slot)
+  const mine = slots
+  if (end === true) {
+    mine.live.delete(slot)
+    mine.ended.add(slot)
+    setTimeout(() => {
+      mine.ended.delete(slot)
+      if (mine.live.size === 0 && mine.ended.size === 0 && g[key] === mine) delete g[key]
+    }, 60_000)
+    return false
+  }
+  if (mine.ended.has(slot)) return false
+  const held = mine.live.get(slot)
   if (held !== undefined) {
     if (held.pending) return false
-    slots.live.delete(slot)
+    mine.live.delete(slot)
     if (held.value) return held.value
   }
   const value: unknown = (0, eval)(source)
   const result: unknown = typeof value === "function" ? (value as () => unknown)() : value
   if (result !== null && typeof result === "object" && typeof (result as { then?: unknown }).then === "function") {
     const s: Slot = { pending: true, value: undefined }
-    slots.live.set(slot, s)
+    mine.live.set(slot, s)
     ;(result as Promise<unknown>).then(
       (v) => {
         s.pending = false
@@ -170,26 +181,4 @@ export const waitCondition = ({ source, slot }: { source: string; slot: string }
     return false
   }
   return result
-}
-
-/**
- * Ends waitCondition's slot: its promise is let go, and a late poll does nothing. The record of the ended
- * wait is dropped a minute later, and the symbol with the last of them.
- */
-export const dropWaitSlot = (slot: string): void => {
-  type Slots = { live: Map<string, unknown>; ended: Set<string> }
-  const key = Symbol.for("svc.waitSlots")
-  const g = globalThis as unknown as Record<symbol, Slots | undefined>
-  let slots = g[key]
-  if (slots === undefined) {
-    slots = { live: new Map(), ended: new Set() }
-    Object.defineProperty(globalThis, key, { value: slots, configurable: true, enumerable: false, writable: true })
-  }
-  const mine = slots
-  mine.live.delete(slot)
-  mine.ended.add(slot)
-  setTimeout(() => {
-    mine.ended.delete(slot)
-    if (mine.live.size === 0 && mine.ended.size === 0 && g[key] === mine) delete g[key]
-  }, 60_000)
 }
