@@ -243,6 +243,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const watchContext = (profile: string, context: BrowserContext) => {
       for (const observer of contextObservers) notify(observer, profile, context)
       context.on("page", (page) => {
+        // svc's own session of the page, begun as soon as the library has the page: a lookup of a tab just
+        // opened (open, a tab an action opened) then finds it ready rather than making it.
+        void describePage(page)
         for (const observer of observers) notify(observer, profile, page)
         for (const wake of [...arrivals]) wake()
       })
