@@ -71,30 +71,34 @@ export const PolicyRouting = Layer.scopedDiscard(
       if (fresh) await page.close().catch(() => undefined)
     }
 
-    /** Answers a refused request paused browser-wide: a tab's main frame is cancelled and logged, a frame's fails. */
-    const refuseBrowserWide = async (
+    /**
+     * Answers a request paused by one of our interceptions: let through, or failed. A refused main-frame load
+     * is cancelled (the tab stays on its page, no error page) and then handed to `refusedMain`; a frame's
+     * load, or any other request, fails as blocked by the client.
+     */
+    const answerPaused = async (
       session: CDPSession,
-      browser: Browser,
-      event: {
-        readonly requestId: string
-        readonly frameId: string
-        readonly resourceType: string
-        readonly request: { readonly url: string }
-      },
-      decision: Extract<Decision, { allowed: false }>
+      event: { readonly requestId: string; readonly request: { readonly url: string } },
+      isMainFrame: () => boolean | Promise<boolean>,
+      refusedMain: (decision: Extract<Decision, { allowed: false }>) => Promise<void>
     ) => {
-      // A tab's main frame has the tab's target id as its frame id (an out-of-process iframe's is an iframe target).
-      const info = event.resourceType !== "Document"
-        ? undefined
-        : await session.send("Target.getTargetInfo", { targetId: event.frameId }).then((r) => r.targetInfo, () => undefined)
-      const mainFrame = info?.type === "page"
-      await session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
+      const decision = decide(event.request.url)
+      if (decision.allowed) {
+        await session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
+        return
+      }
+      const mainFrame = await isMainFrame()
+      void session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
         .catch(() => undefined)
-      if (!mainFrame) return
-      const page = await sessions.pageOfTarget(browser, event.frameId)
-      if (page !== undefined) return refusedMainFrame(page, event.request.url, decision)
+      if (mainFrame) await refusedMain(decision)
+    }
+
+    /** A refused main-frame load of a tab, paused browser-wide: its page logs it, else the request that opened the tab claims it. */
+    const refusedBrowserWide = async (browser: Browser, targetId: string, url: string, decision: Extract<Decision, { allowed: false }>) => {
+      const page = await sessions.pageOfTarget(browser, targetId)
+      if (page !== undefined) return refusedMainFrame(page, url, decision)
       // A new tab's first load, before the library reported its page: the request that opened it claims it.
-      policy.record({ page: undefined, opener: undefined, url: event.request.url, decision, closedTab: false })
+      policy.record({ page: undefined, opener: undefined, url, decision, closedTab: false })
     }
 
     /**
@@ -110,12 +114,12 @@ export const PolicyRouting = Layer.scopedDiscard(
         const session = await sessions.browserSession(browser)
         if (session === undefined) return false
         session.on("Fetch.requestPaused", (event) => {
-          const decision = decide(event.request.url)
-          if (decision.allowed) {
-            session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
-            return
-          }
-          void refuseBrowserWide(session, browser, event, decision).catch(() => undefined)
+          // A tab's main frame has the tab's target id as its frame id (an out-of-process iframe's is an iframe target).
+          const isMainFrame = () =>
+            event.resourceType === "Document" &&
+            session.send("Target.getTargetInfo", { targetId: event.frameId }).then((r) => r.targetInfo.type === "page", () => false)
+          void answerPaused(session, event, isMainFrame, (decision) => refusedBrowserWide(browser, event.frameId, event.request.url, decision))
+            .catch(() => undefined)
         })
         const everything = hasLists(Effect.runSync(policy.settings))
         await session.send("Fetch.enable", {
@@ -145,16 +149,8 @@ export const PolicyRouting = Layer.scopedDiscard(
         if (own === undefined) return
         const { session, targetId } = own
         session.on("Fetch.requestPaused", (event) => {
-          const decision = decide(event.request.url)
-          if (decision.allowed) {
-            session.send("Fetch.continueRequest", { requestId: event.requestId }).catch(() => undefined)
-            return
-          }
-          // A refused main-frame load is cancelled (the tab stays on its page, no error page); a frame's fails.
-          const mainFrame = event.frameId === targetId
-          session.send("Fetch.failRequest", { requestId: event.requestId, errorReason: mainFrame ? "Aborted" : "BlockedByClient" })
+          void answerPaused(session, event, () => event.frameId === targetId, (decision) => refusedMainFrame(page, event.request.url, decision))
             .catch(() => undefined)
-          if (mainFrame) void refusedMainFrame(page, event.request.url, decision)
         })
         await session.send("Fetch.enable", {
           patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Request" }]
