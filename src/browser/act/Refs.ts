@@ -543,10 +543,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /**
      * After a role snapshot (watched since before it was taken): give its refs the aria ref of their element,
-     * from an AI snapshot of the same scope (`takeAi`), when the document did not change while both were
-     * taken. Refs among look-alikes need it (without it they fail once their element is not the only one of
-     * its kind), so the answer waits for it; the others only gain speed from it (their check then takes no
-     * page call of its own), so with `background` it is done after the answer, and without it not at all.
+     * from an AI snapshot of the same scope (`takeAi`), read after the answer, when the document did not
+     * change while both were taken. Refs among look-alikes need it (without it they fail once their element
+     * is not the only one of its kind); the others only gain speed from it (their check then takes no page
+     * call of its own), so with `allRefs` false and no look-alikes the page is not read again.
      */
     const identifyRoleRefs = (
       tab: TabRef,

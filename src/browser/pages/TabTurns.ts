@@ -14,6 +14,8 @@ interface TabKey {
   readonly targetId: string
 }
 
+const keyOf = (tab: TabKey) => `${tab.profile}\u0000${tab.targetId}`
+
 type Use = "look" | "act"
 
 interface Waiter {
@@ -47,7 +49,7 @@ const admit = (line: Line) => {
 export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
   sync: () => {
     const lines = new Map<string, Line>()
-    /** Who wants to hear when a tab's line changes (afterLooks). */
+    /** Who wants to hear when a tab's line changes (watchLine). */
     const watchers = new Map<string, Set<() => void>>()
     const changed = (key: string) => {
       const set = watchers.get(key)
@@ -100,7 +102,7 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
 
     const turn = (tab: TabKey, use: Use) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.flatMap(FiberRef.get(Held), (held) => {
-        const key = `${tab.profile}\u0000${tab.targetId}`
+        const key = keyOf(tab)
         // Already in the tab's turn (an action's own snapshot runs in the action's turn).
         if (held.has(key)) return effect
         // Waiting in line can be interrupted (the client went away); once in, the turn is always given back.
@@ -129,7 +131,7 @@ export class TabTurns extends Effect.Service<TabTurns>()("svc/TabTurns", {
       decide: (line: Line | undefined, timing: boolean) => { readonly done: A } | "wait" | "quiet"
     ): Effect.Effect<A> =>
       Effect.async<A>((resume) => {
-        const key = `${tab.profile}\u0000${tab.targetId}`
+        const key = keyOf(tab)
         let timer: ReturnType<typeof setTimeout> | undefined = undefined
         const set = watchers.get(key) ?? new Set()
         watchers.set(key, set)

@@ -31,7 +31,7 @@ export const SnapshotWarmUp = Layer.scopedDiscard(
 
 // The library's first AI read of a document costs about twice its later ones, whatever else was asked before
 // (each element's box and generated content are worked out the first time they are asked for: on a
-// 100-element form about 80 ms, then 35). After a navigation the agent asked for, that first read is done as
+// 70-element form about 60-80 ms, then 20). After a navigation the agent asked for, that first read is done as
 // soon as the agent has gone quiet for a moment (it reads the answer and thinks), so the snapshot it asks for
 // next costs what a later one does. Not when anything reaches the tab first: a client that asks at once gets
 // the first read itself, never a second one queued in front of it. Only for documents of up to a few
