@@ -115,11 +115,11 @@ export type PageGate = (profile: string, targetId: string, page: Page) => Effect
 export type ReleaseObserver = (profile: string) => void
 
 /**
- * The browser names a page without a title after its URL: a title that may be that (empty, or one word
- * with `:` or `/` in it, or a part of the URL) is read from the page instead.
+ * The browser names a page without a title after its URL: a title that may be that (empty, a part of the URL,
+ * or one word with `:` or `/` in it) is read from the page instead.
  */
-const mayBeUrlTitle = (title: string, url: string) =>
-  title === "" || (!/\s/.test(title) && (/[:/]/.test(title) || url.includes(title)))
+export const mayBeUrlTitle = (title: string, url: string) =>
+  title === "" || url.includes(title) || (!/\s/.test(title) && /[:/]/.test(title))
 
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {
