@@ -231,6 +231,35 @@ describe("bin/svc", () => {
     }
   })
 
+  it("gives a module of over 1 MB a code cache of its own, replaced when the module changes", async () => {
+    const dir = copyLayout("large-module", [])
+    const lib = path.join(dir, "node_modules", "biglib")
+    fs.mkdirSync(lib, { recursive: true })
+    const writeLib = (answer: number, pad: number) =>
+      fs.writeFileSync(path.join(lib, "index.js"), `module.exports = { answer: ${answer} }\n/*${"x".repeat(pad)}*/\n`)
+    fs.writeFileSync(path.join(dir, "dist", "uses-lib.cjs"), `process.stdout.write(String(require("biglib").answer))\n`)
+    const load = async () => {
+      const r = await collect(run(process.execPath, [path.join(dir, "bin", "svc-load.cjs"), "uses-lib.cjs"], {}))
+      expect(r.stderr).toBe("")
+      return { out: r.stdout, caches: fs.readdirSync(path.join(dir, "dist")).filter((f) => f.startsWith("lib-index.js-")) }
+    }
+    writeLib(42, 1_100_000)
+    const first = await load()
+    expect(first.out).toBe("42")
+    expect(first.caches).toHaveLength(1)
+    const written = fs.statSync(path.join(dir, "dist", first.caches[0]!)).mtimeMs
+    const second = await load()
+    expect(second).toEqual(first)
+    // Loaded, not written again.
+    expect(fs.statSync(path.join(dir, "dist", first.caches[0]!)).mtimeMs).toBe(written)
+    writeLib(7, 1_200_000)
+    const changed = await load()
+    expect(changed.out).toBe("7")
+    expect(changed.caches).toHaveLength(1)
+    expect(changed.caches[0]).not.toBe(first.caches[0])
+    expect(fs.readdirSync(path.join(dir, "dist")).filter((f) => f.endsWith(".tmp"))).toEqual([])
+  })
+
   it.runIf(hasProc)("uses the bundle when NODE_OPTIONS is set (V8 flags would not match the snapshot's)", async () => {
     const child = run(bin, ["browser", "tabs", "--json"], { ...stub.env, NODE_OPTIONS: "--max-old-space-size=512" })
     stub.watch = child.pid
