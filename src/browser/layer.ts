@@ -47,6 +47,20 @@ const DropConnectionOnStop = Layer.scopedDiscard(
   })
 )
 
+/**
+ * A managed browser takes a few hundred ms to open its DevTools port, on other cores: the automation library
+ * is loaded meanwhile (it blocks this thread about as long), and connected as soon as the port answers, not
+ * when the first request needs it.
+ */
+const LibraryReadyWithBrowser = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const browsers = yield* BrowserManager
+    const sessions = yield* PlaywrightSessions
+    yield* browsers.whileStarting(() => sessions.preload)
+    yield* browsers.whenStarted((profile, endpoint) => Effect.ignore(sessions.attach(profile, endpoint)))
+  })
+)
+
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
   Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
@@ -66,7 +80,7 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
         SafePaths.Default
       )
     ),
-    Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, TabTurns.Default, PolicyRouting)),
+    Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, LibraryReadyWithBrowser, TabTurns.Default, PolicyRouting)),
     Layer.provideMerge(Layer.merge(PlaywrightSessions.Default, NavigationPolicy.Default)),
     Layer.provideMerge(BrowserManager.Default),
     Layer.provideMerge(Profiles.Default),

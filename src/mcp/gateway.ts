@@ -1,4 +1,3 @@
-import { createRequire } from "node:module"
 import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { type ControlClient, makeControlClient } from "../client/ControlClient.js"
 import { runGateway } from "../gateway/run.js"
@@ -59,25 +58,16 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     return { client, owned: true } satisfies AttachedGateway
   })
 
-declare const __filename: string | undefined
-
 /**
- * Get the first tool call ready while the client is still shaking hands: the profile's browser is started,
- * the automation library is loaded while Chromium launches (a process of its own: loading blocks only this
- * one), and the library is connected to the browser through a trivial evaluate in its current tab. Nothing
- * here is needed: a failure is ignored, and the tool call that needs the step does it.
+ * Get the first tool call ready while the client is still shaking hands: the profile's browser is started
+ * (the gateway loads the automation library while Chromium starts), and the library is connected to it
+ * through a trivial evaluate in its current tab. Nothing here is needed: a failure is ignored, and the tool
+ * call that needs the step does it.
  */
 const warmUp = (client: ControlClient, profile: string | undefined) => {
   const urlParams = profile !== undefined ? { profile } : {}
   return Effect.gen(function*() {
-    const started = yield* Effect.fork(client.browser.start({ urlParams }))
-    // Loading the library blocks this process for a few hundred ms: let the gateway (in this process) spawn
-    // Chromium first, so that the two overlap.
-    yield* Effect.sleep(Duration.millis(150))
-    yield* Effect.try(() => {
-      if (typeof __filename === "string") createRequire(__filename)("playwright-core")
-    })
-    yield* Fiber.join(started)
+    yield* client.browser.start({ urlParams })
     const { tabs } = yield* client.tabs.list({ urlParams })
     const current = tabs.find((t) => t.current)
     if (current !== undefined) {

@@ -149,6 +149,26 @@ describe("ChromeLauncher (real Chromium)", () => {
     }).pipe(Effect.provide(Launcher))
   )
 
+  it.live("work given to whileStarting runs once the browser is spawned, before the launch answers", () =>
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const seen: Array<string> = []
+      const opts = options(port, {
+        whileStarting: Effect.sync(() => {
+          seen.push(pidsMentioning(opts.userDataDir).length > 0 ? "spawned" : "not spawned")
+        })
+      })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const b = yield* launch(opts)
+          seen.push("answered")
+          expect(b.isRunning()).toBe(true)
+        })
+      )
+      expect(seen).toEqual(["spawned", "answered"])
+    }).pipe(Effect.provide(Launcher))
+  )
+
   it.live("a browser that dies on its own completes `exit` with the signal, for crash detection", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -55,6 +55,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const relayReached = new Map<string, number>()
     /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
     const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
+    const startingListeners = new Set<(profile: string) => Effect.Effect<void>>()
+    const startedListeners = new Set<(profile: string, endpoint: CdpEndpoint) => Effect.Effect<void>>()
 
     const endpointOf = (url: string): Effect.Effect<CdpEndpoint> =>
       Effect.map(store.get, (config) => ({
@@ -136,7 +138,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           cdpPort: port,
           headless,
           noSandbox,
-          color: profile.color
+          color: profile.color,
+          whileStarting: Effect.forEach([...startingListeners], (listener) => listener(profile.name), { discard: true })
         }).pipe(
           Scope.extend(scope),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
@@ -162,6 +165,9 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         // The first tab of a fresh browser is its current tab. Of a browser taken over, only a lone tab is:
         // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
         const ep = yield* endpointOf(launched.cdpUrl)
+        if (launched.takenOver !== true) {
+          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, ep), { discard: true }), scope)
+        }
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
         const lost = (yield* Ref.get(lostTabs)).has(profile.name)
         const first = lost || (launched.takenOver === true && tabs.length !== 1) ? undefined : tabs[0]
@@ -284,6 +290,28 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         () => Effect.sync(() => void stopListeners.delete(listener))
       )
 
+    /**
+     * Registers work that overlaps a managed browser's start-up (told once its process is spawned, before its
+     * DevTools port answers), for as long as the caller's scope is open.
+     */
+    const whileStarting = (listener: (profile: string) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void startingListeners.add(listener)),
+        () => Effect.sync(() => void startingListeners.delete(listener))
+      )
+
+    /**
+     * Registers work for a managed browser svc has just launched (told once its DevTools port answers, beside
+     * the answer to whoever started it), for as long as the caller's scope is open.
+     */
+    const whenStarted = (
+      listener: (profile: string, endpoint: CdpEndpoint) => Effect.Effect<void>
+    ): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void startedListeners.add(listener)),
+        () => Effect.sync(() => void startedListeners.delete(listener))
+      )
+
     const stopProfile = (name: string) =>
       SynchronizedRef.modifyEffect(running, (m) =>
         Effect.gen(function*() {
@@ -390,7 +418,9 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       deleteProfile,
       listProfiles,
       runningProfiles,
-      onStop
+      onStop,
+      whileStarting,
+      whenStarted
     } as const
   })
 }) {}

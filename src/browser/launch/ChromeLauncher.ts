@@ -30,6 +30,11 @@ export interface LaunchOptions {
   readonly startTimeoutMs?: number
   /** Further Chromium switches (e.g. --load-extension), placed before the start page. */
   readonly extraArgs?: ReadonlyArray<string>
+  /**
+   * Work that can overlap the browser's start-up (it takes a few hundred ms, on other cores): run once the
+   * process is spawned, before its DevTools port is waited for. Not run when a running browser is taken over.
+   */
+  readonly whileStarting?: Effect.Effect<void>
 }
 
 export type BrowserExit = typeof LastExit.Type
@@ -211,6 +216,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           }),
           (p) => p.stop
         )
+        if (opts.whileStarting !== undefined) yield* opts.whileStarting
 
         // Chromium opens its DevTools port a few hundred ms after spawn: ask again until it answers. A port it
         // chose is read from DevToolsActivePort, which it writes once listening.

@@ -142,6 +142,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       return yield* new NotImplemented({ message: AUTOMATION_UNAVAILABLE_MESSAGE })
     })
 
+    /** Loads the library now (a few hundred ms of this thread), so that the first call that needs it does not. */
+    const preload: Effect.Effect<void> = Effect.ignore(pw)
+
     const connections = new Map<string, Connection>()
     const locks = new Map<string, Effect.Semaphore>()
     const lockOf = (profile: string) => {
@@ -603,6 +606,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     }
 
     return {
+      preload,
       page,
       pageSession,
       knownPage,

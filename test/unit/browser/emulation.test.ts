@@ -109,6 +109,7 @@ const setup = () => {
   const sessions = Layer.succeed(
     PlaywrightSessions,
     PlaywrightSessions.make({
+      preload: Effect.void,
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,

@@ -149,6 +149,7 @@ const setup = () => {
   const sessions = Layer.succeed(
     PlaywrightSessions,
     PlaywrightSessions.make({
+      preload: Effect.void,
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
