@@ -165,9 +165,6 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         // The first tab of a fresh browser is its current tab. Of a browser taken over, only a lone tab is:
         // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
         const ep = yield* endpointOf(launched.cdpUrl)
-        if (launched.takenOver !== true) {
-          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, ep), { discard: true }), scope)
-        }
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
         const lost = (yield* Ref.get(lostTabs)).has(profile.name)
         const first = lost || (launched.takenOver === true && tabs.length !== 1) ? undefined : tabs[0]
@@ -182,6 +179,10 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
             `took over the browser of profile "${profile.name}" (pid ${launched.pid}, port ${launched.cdpPort}, ` +
               `${tabs.length} tab(s)) that an earlier gateway left running`
           )
+        }
+        // Begun once this launch's own work is done, so that it does not hold up the answer to whoever started it.
+        if (launched.takenOver !== true) {
+          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, ep), { discard: true }), scope)
         }
         return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
       })
