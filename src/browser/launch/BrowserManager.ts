@@ -55,8 +55,16 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
     const relayReached = new Map<string, number>()
     /** Told before a profile's browser is stopped (or its profile deleted), to let go of that browser. */
     const stopListeners = new Set<(profile: string) => Effect.Effect<void>>()
+    /** Told once a managed browser's process is spawned, before its DevTools port answers. */
     const startingListeners = new Set<(profile: string) => Effect.Effect<void>>()
+    /** Told once a managed browser svc launched answers. */
     const startedListeners = new Set<(profile: string, endpoint: CdpEndpoint) => Effect.Effect<void>>()
+    /** Adds a listener to `set` for as long as the caller's scope is open. */
+    const listenWhileOpen = <L>(set: Set<L>) => (listener: L): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void set.add(listener)),
+        () => Effect.sync(() => void set.delete(listener))
+      )
 
     const endpointOf = (url: string): Effect.Effect<CdpEndpoint> =>
       Effect.map(store.get, (config) => ({
@@ -285,33 +293,19 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
      * as long as the caller's scope is open. A remote profile's listeners are told too: the gateway lets go
      * of that browser even though it does not end it.
      */
-    const onStop = (listener: (profile: string) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
-      Effect.acquireRelease(
-        Effect.sync(() => void stopListeners.add(listener)),
-        () => Effect.sync(() => void stopListeners.delete(listener))
-      )
+    const onStop = listenWhileOpen(stopListeners)
 
     /**
      * Registers work that overlaps a managed browser's start-up (told once its process is spawned, before its
      * DevTools port answers), for as long as the caller's scope is open.
      */
-    const whileStarting = (listener: (profile: string) => Effect.Effect<void>): Effect.Effect<void, never, Scope.Scope> =>
-      Effect.acquireRelease(
-        Effect.sync(() => void startingListeners.add(listener)),
-        () => Effect.sync(() => void startingListeners.delete(listener))
-      )
+    const whileStarting = listenWhileOpen(startingListeners)
 
     /**
      * Registers work for a managed browser svc has just launched (told once its DevTools port answers, beside
      * the answer to whoever started it), for as long as the caller's scope is open.
      */
-    const whenStarted = (
-      listener: (profile: string, endpoint: CdpEndpoint) => Effect.Effect<void>
-    ): Effect.Effect<void, never, Scope.Scope> =>
-      Effect.acquireRelease(
-        Effect.sync(() => void startedListeners.add(listener)),
-        () => Effect.sync(() => void startedListeners.delete(listener))
-      )
+    const whenStarted = listenWhileOpen(startedListeners)
 
     const stopProfile = (name: string) =>
       SynchronizedRef.modifyEffect(running, (m) =>

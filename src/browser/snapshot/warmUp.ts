@@ -58,4 +58,3 @@ export const readAheadAfterNavigation = (
     if (typeof size !== "number" || size > MAX_ELEMENTS || page.isClosed()) return
     yield* Effect.promise(() => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS }).catch(() => undefined))
   })
-
