@@ -5,27 +5,40 @@ import { PlaywrightSessions } from "../pages/Playwright.js"
 import type { TabTurns } from "../pages/TabTurns.js"
 
 // The first snapshot of a new document used to cost about twice what later ones do: the automation
-// library sets up its in-page helpers the first time it is asked anything about that document, the page's
-// first layout waits for the first look that needs it, and svc's ref checks are prepared by the first AI
-// snapshot. Here each new document of a tab's main frame is asked something trivial as soon as it is
-// there, and once it is parsed its layout is done and the ref checks prepared, while the agent is still
-// reading the answer to its navigation, so the snapshot that follows finds all of it ready.
+// library sets up its in-page helpers the first time it is asked anything about that document (in each of
+// its frames: an iframe's cost as much as the page's own, 20-30 ms), the page's first layout waits for the
+// first look that needs it, and svc's ref checks are prepared by the first AI snapshot. Here each new
+// document of a tab's main frame, and of the first few of its iframes, is asked something trivial as soon
+// as it is there, and once the page is parsed its layout is done and the ref checks prepared, while the
+// agent is still reading the answer to its navigation, so the snapshot that follows (which reads every
+// iframe too) finds all of it ready.
 
 /** Forces the document's style and layout (what a snapshot's first look would otherwise wait for). */
 const LAYOUT = "void document.documentElement.getBoundingClientRect()"
+/** Iframe documents made ready per document of the main frame: a page of ad frames is not worth more. */
+export const MAX_WARM_FRAMES = 8
+
+/** Readies one tab's documents as they come (see above). */
+export const warmUpPage = (
+  page: Page,
+  evaluateUtility: (page: Page, expression: string) => Promise<unknown> | undefined
+): void => {
+  let frames = 0
+  page.on("framenavigated", (frame) => {
+    if (frame === page.mainFrame()) frames = 0
+    else if (++frames > MAX_WARM_FRAMES) return
+    void frame.locator(":root").count().catch(() => undefined)
+  })
+  page.on("domcontentloaded", () => {
+    prepareRefChecks(page, evaluateUtility)
+    void evaluateUtility(page, LAYOUT)?.catch(() => undefined)
+  })
+}
 
 export const SnapshotWarmUp = Layer.scopedDiscard(
   Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
-    yield* sessions.onPage((_profile, page) => {
-      page.on("framenavigated", (frame) => {
-        if (frame === page.mainFrame()) void page.locator(":root").count().catch(() => undefined)
-      })
-      page.on("domcontentloaded", () => {
-        prepareRefChecks(page, sessions.evaluateUtility)
-        void sessions.evaluateUtility(page, LAYOUT)?.catch(() => undefined)
-      })
-    })
+    yield* sessions.onPage((_profile, page) => warmUpPage(page, sessions.evaluateUtility))
   })
 )
 
