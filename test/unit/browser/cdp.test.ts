@@ -581,11 +581,13 @@ describe("Cdp (fake endpoint)", () => {
       fake.targets[0]!.contentSize = { width: 800, height: 2400.5 }
       const vp = yield* cdp.screenshot(ep, "PAGE-1", {})
       expect(vp).toMatchObject({ width: 800, height: 600 })
+      // Encoded for speed (lossless all the same).
+      expect(fake.calls.filter((c) => c.method === "Page.captureScreenshot").at(-1)!.params).toMatchObject({ format: "png", optimizeForSpeed: true })
       expect(pngSize(vp.png)).toEqual({ width: 800, height: 600 })
       const full = yield* cdp.screenshot(ep, "PAGE-1", { fullPage: true })
       expect(full).toMatchObject({ width: 800, height: 2401 })
       const call = fake.calls.filter((c) => c.method === "Page.captureScreenshot").at(-1)!
-      expect(call.params).toMatchObject({ captureBeyondViewport: true, clip: { x: 0, y: 0, width: 800, height: 2401 } })
+      expect(call.params).toMatchObject({ optimizeForSpeed: true, captureBeyondViewport: true, clip: { x: 0, y: 0, width: 800, height: 2401 } })
       expect(fake.openSessions()).toBe(0)
     }))
 
