@@ -1,20 +1,11 @@
-import * as http from "node:http"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, startGateway } from "../support/gateway.js"
+import { type Gateway, getJson, startGateway } from "../support/gateway.js"
 
 // A managed browser the gateway starts is connected to by the automation library as soon as its DevTools
 // answer (the library itself was loaded while Chromium started), so the first request that needs the
 // library does not wait for either.
 
-const getJson = (url: string) =>
-  new Promise<any>((resolve, reject) => {
-    http.get(url, (res) => {
-      let body = ""
-      res.on("data", (d) => (body += d))
-      res.on("end", () => resolve(JSON.parse(body)))
-    }).on("error", reject)
-  })
 
 /** The browser's targets, asked over a CDP connection of the test's own. */
 const targets = async (cdpUrl: string): Promise<Array<{ type: string; attached: boolean; url: string }>> => {

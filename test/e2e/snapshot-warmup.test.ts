@@ -1,7 +1,6 @@
-import * as http from "node:http"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import { type Gateway, getJson, servePages, startGateway, waitUntil } from "../support/gateway.js"
 
 // A snapshot reads every iframe of the page, and the automation library sets up its in-page helpers in each
 // frame's document the first time it is asked anything there (as costly in an iframe as in the page). svc
@@ -9,14 +8,6 @@ import { type Gateway, servePages, startGateway, waitUntil } from "../support/ga
 // them ready. Seen here over a CDP session of the test's own: the helpers' script is compiled in the
 // iframe's utility world although no snapshot was asked for.
 
-const getJson = (url: string) =>
-  new Promise<any>((resolve, reject) => {
-    http.get(url, (res) => {
-      let body = ""
-      res.on("data", (d) => (body += d))
-      res.on("end", () => resolve(JSON.parse(body)))
-    }).on("error", reject)
-  })
 
 interface Context {
   readonly id: number

@@ -228,3 +228,13 @@ export const waitUntil = async (check: () => boolean, ms = 5000): Promise<void> 
     await new Promise((r) => setTimeout(r, 10))
   }
 }
+
+/** GET a JSON document (a browser's /json/version, say). */
+export const getJson = (url: string) =>
+  new Promise<any>((resolve, reject) => {
+    http.get(url, (res) => {
+      let body = ""
+      res.on("data", (d) => (body += d))
+      res.on("end", () => resolve(JSON.parse(body)))
+    }).on("error", reject)
+  })
