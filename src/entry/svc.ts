@@ -4,6 +4,7 @@ import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { runCli } from "../cli/main.js"
 import { runGateway } from "../gateway/run.js"
 import { McpInProcess } from "../mcp/server.js"
+import { makeGatewayMcpHttp } from "../mcp/http.js"
 import { runNodeHost } from "../gateway/nodeRun.js"
 import { NodeRunner } from "../node/NodeRunner.js"
 import { AskInProcess } from "../agent/model/ask.js"
@@ -11,7 +12,7 @@ import { AskInProcess } from "../agent/model/ask.js"
 // The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
 // bin/svc sends `svc gateway ...`, `svc node ...` and `svc mcp` here; the other commands start from the lean entry (src/entry/cli.ts).
 
-const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGateway(options) })
+const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGateway(options, { mcp: makeGatewayMcpHttp }) })
 const NodeInProcess = Layer.succeed(NodeRunner, { run: (options) => runNodeHost(options) })
 
 const platform = Layer.mergeAll(NodeContext.layer, NodeHttpClient.layer)

@@ -61,6 +61,15 @@ export const ControlServerLive = (options: {
  * and anything unknown need the gateway credentials; each msgbridge account's webhook has its own auth (the
  * channel password, see http/webhook.ts).
  */
+type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+
+/** An MCP endpoint's handlers of POST, GET and DELETE /mcp (the gateway serves them; mcp/http.ts makes them). */
+export interface McpEndpoint {
+  readonly post: Handler
+  readonly get: Handler
+  readonly del: Handler
+}
+
 export const GatewayServerLive = (options: {
   readonly port: number
   readonly bind: string
@@ -70,15 +79,22 @@ export const GatewayServerLive = (options: {
     readonly path: string
     readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
   }>
+  /** The MCP tools over Streamable HTTP (made by mcp/http.ts), on /mcp. */
+  readonly mcp?: McpEndpoint
 }) => {
   const guarded = guard({ credentials: options.credentials, checkHost: isLoopbackHostname(options.bind) })
   const withHealth = HttpRouter.empty.pipe(
     HttpRouter.get("/health", guarded(HttpServerResponse.unsafeJson({ ok: true, version: VERSION }))),
     HttpRouter.get(NODE_SOCKET_PATH, guarded(nodeSocketHandler))
   )
+  const withMcp = options.mcp === undefined ? withHealth : withHealth.pipe(
+    HttpRouter.post("/mcp", guarded(options.mcp.post)),
+    HttpRouter.get("/mcp", guarded(options.mcp.get)),
+    HttpRouter.del("/mcp", guarded(options.mcp.del))
+  )
   const withWebhooks = (options.webhooks ?? []).reduce(
     (router, hook) => router.pipe(HttpRouter.post(hook.path as HttpRouter.PathInput, hook.handler)),
-    withHealth
+    withMcp
   )
   return withWebhooks.pipe(
     HttpRouter.all("*", guarded(HttpServerResponse.unsafeJson({ error: "not found" }, { status: 404 }))),

@@ -12,7 +12,7 @@ import { resolveAccounts } from "../msgbridge/channel/Accounts.js"
 import { makeChannel } from "../msgbridge/channel/Channel.js"
 import { makeChannels } from "../msgbridge/channel/Channels.js"
 import { BrowserServicesLive } from "../browser/layer.js"
-import { ControlServerLive, GatewayServerLive } from "./layers.js"
+import { ControlServerLive, GatewayServerLive, type McpEndpoint } from "./layers.js"
 import { RelayServerLive } from "../browser/relay/RelayServer.js"
 import { checkConfigFile } from "./configFile.js"
 import { lockStateDir } from "./stateLock.js"
@@ -34,7 +34,12 @@ const describeStartError = (e: unknown, ports: { gateway: number; control: numbe
  * The gateway in the foreground: both listeners up, then wait until interrupted (SIGINT/SIGTERM reach
  * the runtime as an interrupt), at which point every layer releases and every launched browser stops.
  */
-const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
+/** What the gateway serves that lives above it: the MCP endpoint (mcp/http.ts), given by whoever runs it. */
+export interface GatewayExtras {
+  readonly mcp?: (control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }) => Effect.Effect<McpEndpoint>
+}
+
+const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.gen(function*() {
   const store = yield* ConfigStore
   const t0 = performance.now()
   // One gateway per state dir: a second one would answer every webhook again.
@@ -52,11 +57,11 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
   const accounts = resolveAccounts(config)
   if (Either.isLeft(accounts)) return yield* Effect.fail(new GatewayRunError(accounts.left.message))
   // The agent (agent.provider): its browser tool calls this gateway's control port with the gateway token.
+  const controlHeaders: Record<string, string> = auth.token !== undefined
+    ? { authorization: `Bearer ${auth.token}` }
+    : { "x-svc-password": auth.password ?? "" }
   const agent = yield* Layer.build(
-    AgentLive(config, store.paths.stateDir, {
-      baseUrl: `http://127.0.0.1:${ports.control}`,
-      headers: auth.token !== undefined ? { authorization: `Bearer ${auth.token}` } : { "x-svc-password": auth.password ?? "" }
-    })
+    AgentLive(config, store.paths.stateDir, { baseUrl: `http://127.0.0.1:${ports.control}`, headers: controlHeaders })
   )
   const channels = yield* Effect.forEach(accounts.right, (account) =>
     makeChannel(config, store.paths, account).pipe(
@@ -71,9 +76,13 @@ const gateway = (options: GatewayRunOptions) => Effect.gen(function*() {
       handle: channel.handleWebhook
     })
   }))
+  // MCP over Streamable HTTP on the gateway port: the tools call the control port as any client does.
+  const mcp = extras.mcp === undefined
+    ? undefined
+    : yield* extras.mcp({ baseUrl: `http://127.0.0.1:${ports.control}`, headers: controlHeaders })
   const servers = Layer.mergeAll(
     ControlServerLive({ port: ports.control, credentials, channels: makeChannels(channels), agentStatus: Context.get(agent, AgentStatus) }),
-    GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks }),
+    GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks, ...(mcp !== undefined ? { mcp } : {}) }),
     RelayServerLive({ port: ports.relay, secrets: credentials })
   )
   const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
@@ -108,8 +117,8 @@ export const RedactingLogger = Logger.replace(
   Logger.mapInputOptions(Logger.prettyLoggerDefault, (o) => ({ ...o, message: redactLogMessage(o.message) }))
 )
 
-export const runGateway = (options: GatewayRunOptions): Effect.Effect<void, GatewayRunError> =>
-  gateway(options).pipe(
+export const runGateway = (options: GatewayRunOptions, extras: GatewayExtras = {}): Effect.Effect<void, GatewayRunError> =>
+  gateway(options, extras).pipe(
     Effect.scoped,
     Effect.provide(RedactingLogger),
     Effect.provide(ConfigStore.Default),

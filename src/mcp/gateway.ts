@@ -1,6 +1,7 @@
 import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { type ControlClient, makeControlClient } from "../client/ControlClient.js"
 import { runGateway } from "../gateway/run.js"
+import { makeGatewayMcpHttp } from "./http.js"
 import { McpRunError } from "./McpRunner.js"
 
 // The gateway the MCP tools talk to: the one already running on this state dir, used as it is and left
@@ -30,7 +31,7 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
     // Start the gateway here, its default browser launching as soon as it listens (another profile's is
     // launched by warmUp once the gateway answers). Its scope is the caller's.
-    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: options.profile === undefined }))
+    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: options.profile === undefined }, { mcp: makeGatewayMcpHttp }))
     const waitReady = Effect.gen(function*() {
       // The client is made once the gateway has written its token, then asked until the gateway answers.
       let client: ControlClient | undefined

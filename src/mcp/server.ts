@@ -2,11 +2,10 @@ import { McpServer } from "@effect/ai"
 import type { FileSystem, HttpClient } from "@effect/platform"
 import { NodeSink, NodeStream } from "@effect/platform-node"
 import { Deferred, Effect, Layer } from "effect"
-import * as fs from "node:fs/promises"
 import { VERSION } from "../version.js"
 import { attachGateway } from "./gateway.js"
 import { McpRunError, type McpRunOptions, McpRunner } from "./McpRunner.js"
-import { failedResult, type ToolEnv, ToolFailure } from "./tool.js"
+import { failedResult, readLocalFile, type ToolEnv } from "./tool.js"
 import { ALL_TOOLS } from "./tools.js"
 
 // `svc mcp`: MCP over stdio. The server answers the handshake at once while the gateway is found (or
@@ -31,12 +30,6 @@ const stdinClosed = Effect.async<void>((resume) => {
     process.stdin.off("close", done)
   })
 })
-
-const readFile = (path: string) =>
-  Effect.tryPromise({
-    try: () => fs.readFile(path).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)),
-    catch: (e) => new ToolFailure(`cannot read ${path}: ${(e as Error).message}`)
-  })
 
 const profileOf = (options: McpRunOptions) =>
   options.sandbox && options.profile !== undefined && options.profile !== "sandbox"
@@ -73,7 +66,7 @@ const serve = (profile: string | undefined, sandboxed: boolean) =>
         client: attached.right.client,
         query: profile !== undefined ? { profile } : {},
         sandboxed,
-        readFile
+        readFile: readLocalFile
       })
     }
     yield* stdinClosed

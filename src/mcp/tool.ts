@@ -1,5 +1,6 @@
 import { McpSchema } from "@effect/ai"
 import { Effect, Either, JSONSchema, ParseResult, Schema } from "effect"
+import * as fs from "node:fs/promises"
 import type { ControlClient } from "../client/ControlClient.js"
 import { describeIssues } from "../client/issues.js"
 import { describeFailure } from "./failures.js"
@@ -20,6 +21,13 @@ export interface ToolEnv {
 
 /** A tool's answer: plain text, or content parts (an image with its caption). */
 export type ToolAnswer = string | ReadonlyArray<typeof McpSchema.ContentBlock.Type>
+
+/** ToolEnv.readFile for a gateway on this machine. */
+export const readLocalFile = (path: string): Effect.Effect<Uint8Array, ToolFailure> =>
+  Effect.tryPromise({
+    try: () => fs.readFile(path).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)),
+    catch: (e) => new ToolFailure(`cannot read ${path}: ${(e as Error).message}`)
+  })
 
 /** A failure the tool itself reports (a bad argument, a missing file), already worded for the agent. */
 export class ToolFailure {
