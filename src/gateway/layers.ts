@@ -56,11 +56,6 @@ export const ControlServerLive = (options: {
     Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: "127.0.0.1" }))
   )
 
-/**
- * The gateway port: loopback unless gateway.bind says otherwise. /health, the node hosts' socket (`/node`)
- * and anything unknown need the gateway credentials; each msgbridge account's webhook has its own auth (the
- * channel password, see http/webhook.ts).
- */
 type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
 
 /** An MCP endpoint's handlers of POST, GET and DELETE /mcp (the gateway serves them; mcp/http.ts makes them). */
@@ -70,6 +65,11 @@ export interface McpEndpoint {
   readonly del: Handler
 }
 
+/**
+ * The gateway port: loopback unless gateway.bind says otherwise. /health, the node hosts' socket (`/node`),
+ * MCP over HTTP (`/mcp`) and anything unknown need the gateway credentials; each msgbridge account's webhook
+ * has its own auth (the channel password, see http/webhook.ts).
+ */
 export const GatewayServerLive = (options: {
   readonly port: number
   readonly bind: string

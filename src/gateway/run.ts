@@ -30,15 +30,15 @@ const describeStartError = (e: unknown, ports: { gateway: number; control: numbe
   return err?.message ?? String(e)
 }
 
-/**
- * The gateway in the foreground: both listeners up, then wait until interrupted (SIGINT/SIGTERM reach
- * the runtime as an interrupt), at which point every layer releases and every launched browser stops.
- */
 /** What the gateway serves that lives above it: the MCP endpoint (mcp/http.ts), given by whoever runs it. */
 export interface GatewayExtras {
   readonly mcp?: (control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }) => Effect.Effect<McpEndpoint>
 }
 
+/**
+ * The gateway in the foreground: both listeners up, then wait until interrupted (SIGINT/SIGTERM reach
+ * the runtime as an interrupt), at which point every layer releases and every launched browser stops.
+ */
 const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.gen(function*() {
   const store = yield* ConfigStore
   const t0 = performance.now()
