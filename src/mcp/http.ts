@@ -1,13 +1,13 @@
 import { McpSchema } from "@effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { VERSION } from "../version.js"
-import { NodeHttpClient } from "@effect/platform-node"
 import { makeControlClientAt } from "../client/ControlClient.js"
+import type { McpEndpoint } from "../gateway/layers.js"
+import { VERSION } from "../version.js"
 import { failedResult, type McpTool, readLocalFile, type ToolEnv } from "./tool.js"
 import { ALL_TOOLS } from "./tools.js"
-import type { McpEndpoint } from "../gateway/layers.js"
 
 // The MCP tools over Streamable HTTP (POST /mcp on the gateway port, behind the gateway's guard), for MCP
 // clients that speak HTTP rather than spawn `svc mcp`. The same tools as `svc mcp` (ALL_TOOLS), answered
