@@ -1,10 +1,10 @@
 import { McpSchema } from "@effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeControlClientAt } from "../client/ControlClient.js"
 import type { McpEndpoint } from "../gateway/layers.js"
+import { KeepAliveHttp } from "../platform/keepAliveHttp.js"
 import { VERSION } from "../version.js"
 import { failedResult, type McpTool, readLocalFile, type ToolEnv } from "./tool.js"
 import { ALL_TOOLS } from "./tools.js"
@@ -19,11 +19,6 @@ import { ALL_TOOLS } from "./tools.js"
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 /** Sessions kept at most (the oldest goes first): a client whose session went must initialize again (404). */
 const MAX_SESSIONS = 1_000
-
-interface Session {
-  readonly protocolVersion: string
-  readonly env: ToolEnv
-}
 
 type Id = string | number | null
 
@@ -47,19 +42,20 @@ export interface McpHttpOptions {
 
 /** The handlers of POST, GET and DELETE /mcp. */
 export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
-  const sessions = new Map<string, Session>()
+  /** Each session's tool environment, by its Mcp-Session-Id. */
+  const sessions = new Map<string, ToolEnv>()
   const byName = new Map(options.tools.map((t) => [t.tool.name, t]))
   const listed = options.tools.map((t) => encodeTool(t.tool))
 
-  const open = (protocolVersion: string, profile: string | undefined) => {
+  const open = (profile: string | undefined) => {
     const id = randomUUID()
-    sessions.set(id, { protocolVersion, env: options.env(profile) })
+    sessions.set(id, options.env(profile))
     if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
     return id
   }
 
   /** One request's answer (requests only: notifications and responses get none). */
-  const answer = (session: Session, id: Id, method: string, params: Record<string, unknown>) =>
+  const answer = (env: ToolEnv, id: Id, method: string, params: Record<string, unknown>) =>
     Effect.gen(function*() {
       switch (method) {
         case "ping":
@@ -72,7 +68,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
           if (tool === undefined) {
             return rpcError(id, -32602, `unknown tool ${JSON.stringify(name)}; tools/list names the tools`)
           }
-          const result = yield* tool.handle(params.arguments ?? {}, session.env).pipe(
+          const result = yield* tool.handle(params.arguments ?? {}, env).pipe(
             Effect.catchAllDefect((d) => Effect.succeed(failedResult(`${name} failed: ${String(d)}`)))
           )
           return rpcResult(id, encodeResult(result))
@@ -97,7 +93,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
       const asked = params.protocolVersion
       const version = PROTOCOL_VERSIONS.find((v) => v === asked) ?? PROTOCOL_VERSIONS[0]
       const profile = new URL(request.url, "http://gateway").searchParams.get("profile") ?? undefined
-      const sessionId = open(version, profile === "" ? undefined : profile)
+      const sessionId = open(profile === "" ? undefined : profile)
       return HttpServerResponse.unsafeJson(
         rpcResult((initialize.id ?? null) as Id, {
           protocolVersion: version,
@@ -112,8 +108,8 @@ export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
     if (sessionId === undefined) {
       return refuse(400, -32600, "Mcp-Session-Id is missing: send initialize first, then its Mcp-Session-Id on every request")
     }
-    const session = sessions.get(sessionId)
-    if (session === undefined) return refuse(404, -32001, "no such MCP session (it ended, or the gateway restarted): initialize again")
+    const env = sessions.get(sessionId)
+    if (env === undefined) return refuse(404, -32001, "no such MCP session (it ended, or the gateway restarted): initialize again")
     const asked = headers["mcp-protocol-version"]
     if (asked !== undefined && !PROTOCOL_VERSIONS.some((v) => v === asked)) {
       return refuse(400, -32600, `MCP-Protocol-Version ${asked} is not supported (${PROTOCOL_VERSIONS.join(", ")})`)
@@ -121,7 +117,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
     const requests = messages.filter((m) => typeof m.method === "string" && m.id !== undefined)
     if (requests.length === 0) return HttpServerResponse.empty({ status: 202 })
     const answers = yield* Effect.forEach(requests, (m) =>
-      answer(session, m.id as Id, m.method as string, isObject(m.params) ? m.params : {}))
+      answer(env, m.id as Id, m.method as string, isObject(m.params) ? m.params : {}))
     return HttpServerResponse.unsafeJson(Array.isArray(body) ? answers : answers[0])
   })
 
@@ -151,6 +147,4 @@ export const makeGatewayMcpHttp = (
     makeMcpHttp({
       tools: ALL_TOOLS,
       env: (profile) => ({ client, query: profile !== undefined ? { profile } : {}, sandboxed: false, readFile: readLocalFile })
-    })).pipe(
-      Effect.provide(NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))))
-    )
+    })).pipe(Effect.provide(KeepAliveHttp))

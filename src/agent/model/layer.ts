@@ -1,8 +1,8 @@
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs/promises"
 import { type ControlClient, makeControlClientAt } from "../../client/ControlClient.js"
 import type { SvcConfig } from "../../config/SvcConfig.js"
+import { KeepAliveHttp } from "../../platform/keepAliveHttp.js"
 import { Agent } from "../Agent.js"
 import { EchoAgent } from "../EchoAgent.js"
 import { makeBrowserTool } from "../tool/BrowserTool.js"
@@ -15,11 +15,7 @@ import { modelSettings } from "./settings.js"
 
 // The agent a gateway runs, chosen by agent.provider: echo, or a language model whose browser tool calls
 // go through the typed control client to this gateway's own control port (with its token), exactly as
-// an outside agent's would. node:http, not undici: undici's dispatcher closes gracefully, so a gateway
-// stopped in the middle of a model request would wait for that request before it exits.
-
-/** Keep-alive connections: a turn makes many calls to the same two hosts (the provider, the control port). */
-const KeepAliveHttp = NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
+// an outside agent's would, over keep-alive connections (a turn makes many calls to the same two hosts).
 
 const readFile = (path: string) => Effect.tryPromise(() => fs.readFile(path).then((b) => new Uint8Array(b)))
 
