@@ -2,6 +2,7 @@ import type { AiRefEntry } from "../act/Refs.js"
 import { indentOf, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { countInteractive, countLines, Output } from "./CharacterCap.js"
 import { takeMarker } from "./PseudoControls.js"
+import type { Unread } from "./walkBound.js"
 import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // AI snapshots: playwright's `mode: "ai"` text, renumbered for the agent in one linear pass over the lines
@@ -27,7 +28,12 @@ const AI_REF = /^(f\d+)?e(\d+)$/
  */
 export const renderAiSnapshot = (
   raw: string,
-  options: { readonly limit: number; readonly baseFor: (mainPrefix: string) => number }
+  options: {
+    readonly limit: number
+    readonly baseFor: (mainPrefix: string) => number
+    /** The read stopped where the cap would fall (walkBound.ts): what the page has after it. */
+    readonly unread?: Unread | undefined
+  }
 ): RenderedAi => {
   const out = new Output(options.limit)
   const refs: Record<string, RefInfo> = {}
@@ -122,7 +128,8 @@ export const renderAiSnapshot = (
   }
   const { text, dropped } = out.finish(out.full ? countLines(raw, pos) : 0, {
     hiddenInteractive: out.full ? countInteractive(raw, pos, INTERACTIVE_ROLES) : 0,
-    interactiveRef: (ref) => INTERACTIVE_ROLES.has(refs[ref]?.role ?? "")
+    interactiveRef: (ref) => INTERACTIVE_ROLES.has(refs[ref]?.role ?? ""),
+    unread: options.unread
   })
   interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
@@ -130,7 +137,7 @@ export const renderAiSnapshot = (
     refs,
     entries,
     maxMain,
-    truncated: out.full,
+    truncated: out.full || options.unread !== undefined,
     stats: { lines: out.lines.length, chars: text.length, refs: entries.length, interactive },
     boxes
   }

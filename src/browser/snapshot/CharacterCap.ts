@@ -39,13 +39,27 @@ export class Output {
       readonly hiddenInteractive?: number
       readonly interactiveRef?: (ref: string) => boolean
       readonly footer?: string
+      /** The read stopped where the cap would fall (walkBound.ts): what the page has after it. */
+      readonly unread?: { readonly elements: number; readonly interactive: number } | undefined
     } = {}
   ): { text: string; dropped: Array<string> } {
     const footer = options.footer
-    let cut = this.full
-    const notice = (hidden: number, interactive: number) =>
-      `[… snapshot truncated at the ${this.limit}-character limit: ${hidden} more line(s) not shown` +
-      `${interactive > 0 ? `, ${interactive} of them interactive element(s)` : ""}. ${this.hint}]`
+    const unread = options.unread
+    let cut = this.full || unread !== undefined
+    const notice = (hidden: number, interactive: number) => {
+      const parts = [
+        ...(hidden > 0 || unread === undefined
+          ? [`${hidden} more line(s) not shown${interactive > 0 ? `, ${interactive} of them interactive element(s)` : ""}`]
+          : []),
+        ...(unread !== undefined
+          ? [
+            `the rest of the page was not read (about ${unread.elements} more element(s)` +
+            `${unread.interactive > 0 ? `, ${unread.interactive} of them interactive` : ""})`
+          ]
+          : [])
+      ]
+      return `[… snapshot truncated at the ${this.limit}-character limit: ${parts.join("; ")}. ${this.hint}]`
+    }
     const tail = (hidden: number, interactive: number) =>
       [...(cut ? [notice(hidden, interactive)] : []), ...(footer !== undefined ? [footer] : [])]
     const size = (extra: Array<string>) => extra.reduce((n, l) => n + l.length + 1, 0)

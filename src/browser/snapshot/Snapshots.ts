@@ -19,6 +19,7 @@ import {
   type SnapshotOptions
 } from "./SnapshotOptions.js"
 import { errorText } from "../pages/promises.js"
+import { readBounded } from "./walkBound.js"
 
 // AI and role snapshots of a tab through the automation library: ask playwright for the ARIA text, render
 // it (AiSnapshot, RoleSnapshot) while Refs records the refs it hands out, and add a labels screenshot
@@ -160,12 +161,14 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
           prepareRefChecks(page, sessions.evaluateUtility)
-          const raw = yield* Effect.tryPromise({
-            try: () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }),
+          const { raw, unread } = yield* Effect.tryPromise({
+            try: () =>
+              readBounded(page, sessions.evaluateUtility, o.limit, () =>
+                page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) })),
             catch: failed
           }).pipe(timed("aria"))
           const folded = foldControlState(raw, yield* Fiber.join(controls))
-          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor }))
+          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor, unread }))
             .pipe(timed("render"))
         } else {
           const within = o.frame !== undefined ? page.frameLocator(o.frame) : undefined

@@ -1,0 +1,161 @@
+import { WebSocket } from "ws"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Gateway, getJson, request, servePages, startGateway } from "../support/gateway.js"
+
+// On a page larger than the snapshot's character cap, the AI snapshot reads the page only as far as the cap
+// can show (src/browser/snapshot/walkBound.ts). Seen here through the control API against a real gateway
+// and Chromium, and over a CDP session of the test's own in the library's utility world (where its
+// snapshot marks each element it read with a ref): what the agent sees, that the rest was never read, that
+// what was read is read as a whole page read would read it, and that the DOM is whole again afterwards.
+
+const SECTIONS = 3000
+
+/** 3,000 sections, each a heading, a paragraph, a link and a button: about 600,000 characters of snapshot. */
+const LONG = `<!doctype html><title>Long</title><p id="out">nothing yet</p>${
+  Array.from(
+    { length: SECTIONS },
+    (_, i) =>
+      `<section><h2>Section ${i}</h2><p>Paragraph ${i} with a few words of text in it.</p>` +
+      `<a href="#s${i}">Link ${i}</a> <button onclick="out.textContent='act ${i}'">Act ${i}</button></section>`
+  ).join("")
+}`
+
+/** One table of wide rows: a row takes its name from all its cells, so no read may end inside one. */
+const TABLE = `<!doctype html><title>Table</title><table>${
+  Array.from(
+    { length: 400 },
+    (_, r) => `<tr>${Array.from({ length: 24 }, (_, c) => `<td>r${r}c${c}</td>`).join("")}</tr>`
+  ).join("")
+}</table>`
+
+interface Context {
+  readonly id: number
+  readonly name: string
+  readonly auxData?: { readonly frameId?: string }
+}
+
+/** The test's own CDP session on a tab: evaluates in the library's utility world of the main frame. */
+const utilityWorld = async (cdpUrl: string, targetId: string) => {
+  const { webSocketDebuggerUrl } = await getJson(`${cdpUrl}/json/version`)
+  const ws = new WebSocket(webSocketDebuggerUrl)
+  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)))
+  const contexts: Array<Context> = []
+  const answers = new Map<number, (m: any) => void>()
+  let sessionId: string | undefined
+  let next = 1
+  ws.on("message", (d) => {
+    const m = JSON.parse(String(d))
+    if (m.id !== undefined) answers.get(m.id)?.(m)
+    else if (m.sessionId === sessionId && m.method === "Runtime.executionContextCreated") contexts.push(m.params.context)
+  })
+  const send = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const id = next++
+      answers.set(id, resolve)
+      ws.send(JSON.stringify({ id, method, params, ...(sessionId !== undefined ? { sessionId } : {}) }))
+    })
+  sessionId = (await send("Target.attachToTarget", { targetId, flatten: true })).result.sessionId
+  await send("Runtime.enable")
+  const evaluate = async (expression: string): Promise<any> => {
+    const world = contexts.filter((c) => c.auxData?.frameId === targetId && c.name.startsWith("__playwright_utility_world")).pop()
+    if (world === undefined) throw new Error("the library's utility world is not there")
+    const answer = await send("Runtime.evaluate", { expression, contextId: world.id, returnByValue: true })
+    if (answer.result.exceptionDetails !== undefined) throw new Error(JSON.stringify(answer.result.exceptionDetails))
+    return answer.result.result.value
+  }
+  return { evaluate, close: () => ws.close() }
+}
+
+/** In the utility world: how many of the page's elements matching `selector` the library gave a ref. */
+const readCount = (selector: string) =>
+  `[...document.querySelectorAll(${JSON.stringify(selector)})].filter((e) => e._ariaRef !== undefined).length`
+
+describe("an AI snapshot of a large page reads only what its cap can show", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+  let cdpUrl = ""
+
+  const auth = () => ({ authorization: `Bearer ${gw.token()}` })
+  const open = async (url: string): Promise<string> => {
+    const opened = await gw.svc("browser", "open", url, "--json")
+    expect(opened.code, opened.stderr).toBe(0)
+    return JSON.parse(opened.stdout).targetId
+  }
+  const snapshot = async (targetId: string, query = "") => {
+    const r = await request(gw.controlPort, "GET", `/snapshot?format=ai&targetId=${targetId}${query}`, auth())
+    expect(r.status, r.body).toBe(200)
+    return r.json() as { snapshot: string; truncated: boolean; refs: Record<string, { role: string; name: string }> }
+  }
+
+  beforeAll(async () => {
+    pages = await servePages({ "/long": LONG, "/table": TABLE })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc" } } })
+    const started = await gw.svc("browser", "start", "--json")
+    expect(started.code, started.stderr).toBe(0)
+    cdpUrl = JSON.parse((await gw.svc("browser", "status", "--json")).stdout).cdpUrl
+  }, 60_000)
+
+  afterAll(async () => {
+    await gw?.svc("browser", "stop")
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("stops reading where the cap falls, says so, and every ref it shows works", async () => {
+    const targetId = await open(pages.url("/long"))
+    const world = await utilityWorld(cdpUrl, targetId)
+    try {
+      const snap = await snapshot(targetId)
+      expect(snap.truncated).toBe(true)
+      expect(snap.snapshot.length).toBeLessThanOrEqual(80_000)
+      expect(snap.snapshot.split("\n").pop()).toMatch(
+        /^\[… snapshot truncated at the 80000-character limit: .*the rest of the page was not read \(about \d+ more element\(s\), \d+ of them interactive\)\. /
+      )
+      const shown = [...snap.snapshot.matchAll(/button "Act (\d+)" \[ref=(\d+)\]/g)]
+      expect(shown.length).toBeGreaterThan(100)
+      // The library marked the buttons it read: those shown and a few more, not the 3,000 on the page.
+      const read = await world.evaluate(readCount("button"))
+      expect(read).toBeGreaterThanOrEqual(shown.length)
+      expect(read).toBeLessThan(SECTIONS / 2)
+      // The DOM the library sees is whole again: its own way of walking it reaches every section.
+      expect(await world.evaluate(`(() => { let n = 0; for (let c = document.body.firstChild; c; c = c.nextSibling) n++; return n })()`))
+        .toBe(SECTIONS + 1)
+      expect(await world.evaluate(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
+        .toContain("[native code]")
+      // The last button shown is there to act on.
+      const [, n, ref] = shown[shown.length - 1]!
+      const clicked = await request(gw.controlPort, "POST", "/act", auth(), { kind: "click", ref, targetId })
+      expect(clicked.status, clicked.body).toBe(200)
+      const out = await gw.svc("browser", "evaluate", "--target-id", targetId, "--fn", "() => document.getElementById('out').textContent")
+      expect(out.stdout).toContain(`act ${n}`)
+      // A higher cap reads the whole page.
+      const whole = await snapshot(targetId, "&limit=10000000")
+      expect(whole.truncated).toBe(false)
+      expect(whole.snapshot).toContain(`button "Act ${SECTIONS - 1}"`)
+      expect(await world.evaluate(readCount("button"))).toBe(SECTIONS)
+    } finally {
+      world.close()
+    }
+  }, 60_000)
+
+  it("never ends a read inside an element named by its content", async () => {
+    const targetId = await open(pages.url("/table"))
+    const world = await utilityWorld(cdpUrl, targetId)
+    try {
+      const bounded = await snapshot(targetId, "&limit=20000")
+      expect(bounded.truncated).toBe(true)
+      expect(bounded.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
+      // A row takes its name from its cells: the read ends after a whole row, never inside one.
+      const cellsRead: Array<number> = await world.evaluate(
+        `[...document.querySelectorAll("tr")].map((tr) => [...tr.cells].filter((td) => td._ariaRef !== undefined).length)`
+      )
+      const whole = cellsRead.filter((n) => n === 24).length
+      expect(whole).toBeGreaterThan(5)
+      expect(whole).toBeLessThan(400)
+      expect(cellsRead.slice(0, whole).every((n) => n === 24)).toBe(true)
+      expect(cellsRead.slice(whole).every((n) => n === 0)).toBe(true)
+    } finally {
+      world.close()
+    }
+  }, 60_000)
+})
