@@ -138,6 +138,43 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
     }
   }, 60_000)
 
+  it("an efficient snapshot reads as far as its list of controls fills the cap, and its refs act", async () => {
+    const targetId = await open(pages.url("/long"))
+    const world = await utilityWorld(cdpUrl, targetId)
+    try {
+      const r = await request(gw.controlPort, "GET", `/snapshot?efficient=true&targetId=${targetId}`, auth())
+      expect(r.status, r.body).toBe(200)
+      const snap = r.json() as { snapshot: string; truncated: boolean; format: string }
+      expect(snap.format).toBe("role")
+      expect(snap.truncated).toBe(true)
+      expect(snap.snapshot.length).toBeLessThanOrEqual(10_000)
+      expect(snap.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
+      const shown = [...snap.snapshot.matchAll(/button "Act (\d+)" \[ref=(e\d+)\]/g)]
+      // Most of the cap is filled with controls (a link and a button per section), from the top of the page.
+      expect(shown.length).toBeGreaterThan(60)
+      expect(shown[0]![1]).toBe("0")
+      // The last button shown is there to act on.
+      const [, n, ref] = shown[shown.length - 1]!
+      const clicked = await request(gw.controlPort, "POST", "/act", auth(), { kind: "click", ref, targetId })
+      expect(clicked.status, clicked.body).toBe(200)
+      const out = await gw.svc("browser", "evaluate", "--target-id", targetId, "--fn", "() => document.getElementById('out').textContent")
+      expect(out.stdout).toContain(`act ${n}`)
+      // The refs' identities come from a second read (AI, after the answer, which marks what it reads): it
+      // ends where the first did.
+      let read = 0
+      for (const started = Date.now(); read === 0 && Date.now() - started < 15_000;) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        read = await world.evaluate(readCount("button"))
+      }
+      expect(read).toBeGreaterThanOrEqual(shown.length)
+      expect(read).toBeLessThan(SECTIONS / 2)
+      expect(await world.evaluate(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
+        .toContain("[native code]")
+    } finally {
+      world.close()
+    }
+  }, 60_000)
+
   it("never ends a read inside an element named by its content", async () => {
     const targetId = await open(pages.url("/table"))
     const world = await utilityWorld(cdpUrl, targetId)

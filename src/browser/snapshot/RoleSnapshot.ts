@@ -3,6 +3,7 @@ import { type Box, indentOf, type LineHead, nameOf, parseBox, parseLineHead } fr
 import { Output } from "./CharacterCap.js"
 import { findMarker, PSEUDO_ROLES } from "./PseudoControls.js"
 import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
+import type { Unread } from "./walkBound.js"
 
 // Role snapshots: playwright's default-mode ARIA text, parsed into a tree, then shown with e<n> refs that
 // resolve by role and name (getByRole), through the interactive, compact and depth filters.
@@ -80,6 +81,8 @@ export interface RoleRenderOptions {
   readonly hint?: string | undefined
   /** The tab's number for a role target (see roleKey). */
   readonly numberFor: (key: string) => number
+  /** The read stopped where the cap would fall (walkBound.ts): what the page has after it. */
+  readonly unread?: Unread | undefined
 }
 
 export interface RenderedRole {
@@ -256,14 +259,15 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
   const { text, dropped } = out.finish(hidden, {
     hiddenInteractive,
     interactiveRef: (r) => INTERACTIVE_ROLES.has(refs[r]?.role ?? ""),
-    ...(deeper > 0 ? { footer: deeperNotice(deeper, options.depth!, options.interactive) } : {})
+    ...(deeper > 0 ? { footer: deeperNotice(deeper, options.depth!, options.interactive) } : {}),
+    unread: options.unread
   })
   interactive -= forgetDropped(dropped, { refs, entries, boxes })
   return {
     text,
     refs,
     entries,
-    truncated: out.full,
+    truncated: out.full || options.unread !== undefined,
     stats: { lines: out.lines.length, chars: text.length, refs: entries.length, interactive },
     boxes
   }

@@ -19,7 +19,7 @@ import {
   type SnapshotOptions
 } from "./SnapshotOptions.js"
 import { errorText } from "../pages/promises.js"
-import { readBounded } from "./walkBound.js"
+import { readBounded, readToSameEnd } from "./walkBound.js"
 
 // AI and role snapshots of a tab through the automation library: ask playwright for the ARIA text, render
 // it (AiSnapshot, RoleSnapshot) while Refs records the refs it hands out, and add a labels screenshot
@@ -180,8 +180,16 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           const options = { timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }
           const watch = yield* refs.watchChanges(page, o.frame)
           const started = performance.now()
-          const raw = yield* Effect.tryPromise({
-            try: () => (target !== undefined ? target.ariaSnapshot(options) : page.ariaSnapshot(options)),
+          // The whole page is read only as far as the cap reaches (walkBound.ts) where the estimate can tell:
+          // a list of controls, or every line; not once depth or compact leave lines out.
+          const bounded = target === undefined && o.depth === undefined && (o.interactive || !o.compact)
+          const { raw, unread } = yield* Effect.tryPromise({
+            try: () =>
+              target !== undefined
+                ? target.ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined }))
+                : bounded
+                ? readBounded(page, sessions.evaluateUtility, o.limit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
+                : page.ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined })),
             catch: failed
           })
           const ariaMs = performance.now() - started
@@ -194,14 +202,18 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               depth: o.depth,
               frameSelector: o.frame,
               scopeSelector: o.selector,
-              numberFor
+              numberFor,
+              unread
             }))
           // Refs get their element's identity from an AI snapshot of the same scope, read after the answer: where
           // look-alikes need it, and for every ref when the page is quick to read (see identifyRoleRefs).
           const pageControls = yield* Fiber.join(controls)
           if (o.frame === undefined) prepareRefChecks(page, sessions.evaluateUtility)
+          // The identities come from a read of the same part of the page the snapshot read.
+          const readAi = () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs })
           yield* refs.identifyRoleRefs(tab, watch, () =>
-            (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs }).then((ai) => foldControlState(ai, pageControls)), {
+            (unread !== undefined ? readToSameEnd(page, sessions.evaluateUtility, readAi) : readAi())
+              .then((ai) => foldControlState(ai, pageControls)), {
             allRefs: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
           })
           if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {

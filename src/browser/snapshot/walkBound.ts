@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core"
+import { INTERACTIVE_ROLES } from "./RenderedSnapshot.js"
 
 // An AI snapshot reads only as much of a large page as its character cap can show.
 //
@@ -37,6 +38,13 @@ const KNOWN_ROOM = 1.1
  */
 const SHORT = 0.6
 const RETRY_ROOM = 1.25
+/**
+ * A flat list of controls: characters per control beside its text (up to CONTROL_TEXT of it), and the room
+ * over the cap for the document's first such read.
+ */
+const PER_CONTROL = 24
+const CONTROL_TEXT = 60
+const CONTROLS_ROOM = 1.5
 
 export interface BoundArgs {
   readonly key: string
@@ -47,6 +55,15 @@ export interface BoundArgs {
   readonly knownRoom: number
   readonly perElement: number
   readonly perDepth: number
+  /**
+   * Estimate the controls only (a role snapshot of interactive elements: a flat list of them), at
+   * `perControl` characters each plus their text up to `controlText`, the hidden ones left out.
+   */
+  readonly controls: boolean
+  readonly perControl: number
+  readonly controlText: number
+  /** End where the document's last bounded read ended (a second read of the same part), if it still can. */
+  readonly sameEnd: boolean
 }
 
 export type BoundAnswer =
@@ -72,6 +89,9 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
     readonly firstChild: NodeLike | null
     readonly nextSibling: NodeLike | null
     readonly data?: string
+    readonly textContent?: string | null
+    readonly isConnected?: boolean
+    checkVisibility?(options: object): boolean
     readonly hidden?: boolean
     readonly shadowRoot?: unknown
     readonly assignedSlot?: unknown
@@ -82,17 +102,21 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   const g = globalThis as unknown as Record<string, unknown> & {
     document: { body: NodeLike | null; documentElement: NodeLike | null }
     Node: { prototype: object }
+    WeakRef: new(target: object) => WeakRef<object>
   }
   const old = g[arg.key] as { release(): boolean } | undefined
   if (old !== undefined) {
     old.release()
     delete g[arg.key]
   }
-  const ratioKey = `${arg.key}:ratio`
+  const ratioKey = `${arg.key}:ratio:${arg.controls ? "controls" : "text"}`
+  const endKey = `${arg.key}:end`
   const known = g[ratioKey] as number | undefined
   const budget = known === undefined ? arg.limit * arg.firstRoom : (arg.limit * arg.knownRoom) / known
   const root = g.document.body ?? g.document.documentElement
   if (root === null) return { bounded: false, estimate: 0 }
+  const keep = (name: string, value: unknown) =>
+    Object.defineProperty(g, name, { value, configurable: true, enumerable: false, writable: true })
   const SKIP = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD)$/
   const CONTROL = /^(BUTTON|SELECT|TEXTAREA|SUMMARY)$/
   const CONTROL_ROLE = /^(button|link|checkbox|radio|switch|textbox|combobox|searchbox|slider|spinbutton|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)$/
@@ -110,14 +134,24 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   let unreadInteractive = 0
   let depth = 0
   let n: NodeLike | null = root
+  if (arg.sameEnd) {
+    const before = (g[endKey] as WeakRef<NodeLike> | undefined)?.deref()
+    if (before === undefined || before.isConnected !== true || !root.contains(before)) return { bounded: false, estimate: 0 }
+    end = before
+    n = null
+  }
   while (n !== null) {
     let down = false
     if (n.nodeType === 3) {
-      if (end === null && /\S/.test(n.data!)) estimate += n.data!.length
+      if (end === null && !arg.controls && /\S/.test(n.data!)) estimate += n.data!.length
     } else if (n.nodeType === 1 && !SKIP.test(n.nodeName) && n.hidden !== true) {
       down = true
-      if (end === null) estimate += arg.perElement + arg.perDepth * depth
-      else {
+      if (end === null) {
+        if (!arg.controls) estimate += arg.perElement + arg.perDepth * depth
+        else if (interactive(n) && n.checkVisibility?.({ visibilityProperty: true }) !== false) {
+          estimate += arg.perControl + Math.min(arg.controlText, n.textContent?.length ?? 0)
+        }
+      } else {
         unreadElements++
         if (interactive(n)) unreadInteractive++
       }
@@ -162,21 +196,22 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   }
   /** The text the read gave: how many characters per unit of estimate, for this document's later reads. */
   const learn = (chars: number) => {
-    if (passed && chars > 0) Object.defineProperty(g, ratioKey, { value: chars / budget, configurable: true, enumerable: false, writable: true })
+    if (passed && chars > 0 && !arg.sameEnd) keep(ratioKey, chars / budget)
+    if (passed) keep(endKey, new g.WeakRef(last))
   }
   const state = { release, learn }
+  // The end and its ancestors under the root: the walk has gone past the end once it steps from any of them
+  // to the next sibling (an ancestor the walk skips, hidden, is stepped over without reading the end).
+  const chain = new Set<NodeLike>()
+  for (let a: NodeLike | null = last; a !== null && a !== root; a = a.parentNode) chain.add(a)
   Object.defineProperty(proto, "nextSibling", {
     configurable: true,
     enumerable: original.enumerable ?? false,
     get(this: NodeLike) {
-      if (!passed) {
-        if (this !== last) return original.get!.call(this)
-        passed = true
-      } else if (!this.contains(last)) {
-        return original.get!.call(this)
-      }
-      // The walk leaves `last` or one of its ancestors: no next sibling. The ancestor just under the root is
-      // the walk's final step out, after which the DOM is whole again.
+      if (!chain.has(this)) return original.get!.call(this)
+      passed = true
+      // No next sibling: the walk unwinds. The ancestor just under the root is its final step out, after
+      // which the DOM is whole again.
       if (this.parentNode === root) release()
       return null
     }
@@ -201,8 +236,15 @@ export const releaseWalkBound = (key: string, chars: number): boolean => {
 
 const ARM_SOURCE = armWalkBound.toString()
 const RELEASE_SOURCE = releaseWalkBound.toString()
-const armExpression = (limit: number, firstRoom: number, knownRoom: number) => {
-  const arg: BoundArgs = { key: BOUND_KEY, limit, firstRoom, knownRoom, perElement: PER_ELEMENT, perDepth: PER_DEPTH }
+const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd">) => {
+  const arg: BoundArgs = {
+    key: BOUND_KEY,
+    perElement: PER_ELEMENT,
+    perDepth: PER_DEPTH,
+    perControl: PER_CONTROL,
+    controlText: CONTROL_TEXT,
+    ...o
+  }
   return `(${ARM_SOURCE})(${JSON.stringify(arg)})`
 }
 const releaseExpression = (chars: number) => `(${RELEASE_SOURCE})(${JSON.stringify(BOUND_KEY)}, ${chars})`
@@ -219,38 +261,74 @@ export interface BoundedRead {
   readonly unread: Unread | undefined
 }
 
+/** The characters a flat list of the read's controls takes: their lines, unindented. */
+const controlChars = (raw: string): number => {
+  let chars = 0
+  const line = /^ *- '?([a-z]+)[^\n]*/gm
+  for (let m = line.exec(raw); m !== null; m = line.exec(raw)) {
+    if (INTERACTIVE_ROLES.has(m[1]!)) chars += m[0].trimStart().length + 1
+  }
+  return chars
+}
+
 type UtilityEval = (page: Page, expression: string) => Promise<unknown> | undefined
 
+/** One read with the switch armed as `args` say (see readBounded); the answer is undefined when not bounded. */
+const readOnce = async (
+  page: Page,
+  evaluateUtility: UtilityEval,
+  args: Parameters<typeof armExpression>[0],
+  read: () => Promise<string>,
+  learn: (raw: string) => number
+): Promise<{ readonly raw: string; readonly answer: BoundAnswer | undefined }> => {
+  const armed = evaluateUtility(page, armExpression(args))?.then((a) => a as BoundAnswer, () => undefined)
+  const release = (chars: number) =>
+    evaluateUtility(page, releaseExpression(chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
+  let raw: string
+  try {
+    raw = await read()
+  } catch (e) {
+    void armed?.then((a) => a?.bounded === true ? release(0) : undefined)
+    throw e
+  }
+  const answer = armed === undefined ? undefined : await armed
+  if (answer === undefined || !answer.bounded) return { raw, answer: undefined }
+  // Whether the walk reached the end: a switch that arrived after the read leaves the read whole.
+  return { raw, answer: (await release(learn(raw))) ? answer : undefined }
+}
+
 /**
- * Takes `read` (the library's AI snapshot of the main frame) with the walk ended where the cap of `limit`
- * characters falls. The switch is armed in the same breath as the read is sent (not waited for: if it
- * arrives late the read is simply whole), and a read that fell short of the cap is done once more, further.
- * Without the utility world (not known yet) the read is whole.
+ * Takes `read` (the library's snapshot of the main frame's document) with the walk ended where the cap of
+ * `limit` characters falls: of snapshot text (`text`), or of a flat list of controls (`controls`). The switch
+ * is armed in the same breath as the read is sent (not waited for: if it arrives late the read is simply
+ * whole). A text read that fell well short of the cap is done once more, further. Without the utility world
+ * (not known yet) the read is whole.
  */
 export const readBounded = async (
   page: Page,
   evaluateUtility: UtilityEval,
   limit: number,
-  read: () => Promise<string>
+  read: () => Promise<string>,
+  kind: "text" | "controls" = "text"
 ): Promise<BoundedRead> => {
+  const controls = kind === "controls"
+  // How much of the cap the read fills: all its text, or the lines of its controls (a flat list of them).
+  const measure = controls ? controlChars : (raw: string) => raw.length
   for (let attempt = 0;; attempt++) {
-    const room = attempt === 0 ? KNOWN_ROOM : RETRY_ROOM
-    const armed = evaluateUtility(page, armExpression(limit, FIRST_ROOM, room))?.then((a) => a as BoundAnswer, () => undefined)
-    const release = (chars: number) =>
-      evaluateUtility(page, releaseExpression(chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
-    let raw: string
-    try {
-      raw = await read()
-    } catch (e) {
-      void armed?.then((a) => a?.bounded === true ? release(0) : undefined)
-      throw e
-    }
-    const answer = armed === undefined ? undefined : await armed
+    const knownRoom = attempt === 0 ? KNOWN_ROOM : RETRY_ROOM
+    const args = { limit, firstRoom: controls ? CONTROLS_ROOM : FIRST_ROOM, knownRoom, controls, sameEnd: false }
+    let chars = 0
+    const { raw, answer } = await readOnce(page, evaluateUtility, args, read, (r) => (chars = measure(r)))
     if (answer === undefined || !answer.bounded) return { raw, unread: undefined }
-    // Whether the walk reached the end: a switch that arrived after the read leaves the read whole.
-    if (!(await release(raw.length))) return { raw, unread: undefined }
-    if (raw.length >= limit * SHORT || attempt > 0) {
+    if (chars >= limit * SHORT || attempt > 0) {
       return { raw, unread: { elements: answer.unreadElements, interactive: answer.unreadInteractive } }
     }
   }
 }
+
+/**
+ * Takes `read` with the walk ended where the document's last bounded read ended (a second read of the same
+ * part of the page: a role snapshot's refs get their identities from it), or whole when that end is gone.
+ */
+export const readToSameEnd = async (page: Page, evaluateUtility: UtilityEval, read: () => Promise<string>): Promise<string> =>
+  (await readOnce(page, evaluateUtility, { limit: 0, firstRoom: 0, knownRoom: 0, controls: false, sameEnd: true }, read, () => 0)).raw
