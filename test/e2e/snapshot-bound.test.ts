@@ -175,6 +175,28 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
     }
   }, 60_000)
 
+  it("after a navigation, a large page is read ahead as far as a snapshot's cap reaches", async () => {
+    const targetId = await open(pages.url("/table"))
+    const world = await utilityWorld(cdpUrl, targetId)
+    try {
+      const r = await request(gw.controlPort, "POST", "/navigate", auth(), { url: pages.url("/long"), targetId })
+      expect(r.status, r.body).toBe(200)
+      // Nothing asks for the tab: the gateway reads the new document ahead, and only its first part.
+      let read = 0
+      for (const started = Date.now(); read === 0 && Date.now() - started < 15_000;) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        read = await world.evaluate(readCount("button")).catch(() => 0)
+      }
+      expect(read).toBeGreaterThan(100)
+      expect(read).toBeLessThan(SECTIONS / 2)
+      const snap = await snapshot(targetId)
+      expect(snap.snapshot).toContain(`button "Act 0"`)
+      expect(snap.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
+    } finally {
+      world.close()
+    }
+  }, 60_000)
+
   it("never ends a read inside an element named by its content", async () => {
     const targetId = await open(pages.url("/table"))
     const world = await utilityWorld(cdpUrl, targetId)

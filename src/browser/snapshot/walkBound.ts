@@ -64,6 +64,8 @@ export interface BoundArgs {
   readonly controlText: number
   /** End where the document's last bounded read ended (a second read of the same part), if it still can. */
   readonly sameEnd: boolean
+  /** Which arming this is: only its own release takes it down (a read ahead and a snapshot may overlap). */
+  readonly id: number
 }
 
 export type BoundAnswer =
@@ -199,7 +201,7 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
     if (passed && chars > 0 && !arg.sameEnd) keep(ratioKey, chars / budget)
     if (passed) keep(endKey, new g.WeakRef(last))
   }
-  const state = { release, learn }
+  const state = { id: arg.id, release, learn }
   // The end and its ancestors under the root: the walk has gone past the end once it steps from any of them
   // to the next sibling (an ancestor the walk skips, hidden, is stepped over without reading the end).
   const chain = new Set<NodeLike>()
@@ -224,10 +226,11 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
  * In the utility world: take the switch down if it is still up; whether the walk reached the end (then the
  * read's length in characters is kept for the document's later reads).
  */
-export const releaseWalkBound = (key: string, chars: number): boolean => {
-  const g = globalThis as unknown as Record<string, { release(): boolean; learn(chars: number): void } | undefined>
+export const releaseWalkBound = (key: string, id: number, chars: number): boolean => {
+  const g = globalThis as unknown as Record<string, { id: number; release(): boolean; learn(chars: number): void } | undefined>
   const state = g[key]
-  if (state === undefined) return false
+  // Gone, or another arming's (this one was taken down by it: whether its walk got there is not known).
+  if (state === undefined || state.id !== id) return false
   delete g[key]
   const passed = state.release()
   state.learn(chars)
@@ -236,7 +239,8 @@ export const releaseWalkBound = (key: string, chars: number): boolean => {
 
 const ARM_SOURCE = armWalkBound.toString()
 const RELEASE_SOURCE = releaseWalkBound.toString()
-const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd">) => {
+let armings = 0
+const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd" | "id">) => {
   const arg: BoundArgs = {
     key: BOUND_KEY,
     perElement: PER_ELEMENT,
@@ -247,7 +251,7 @@ const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | 
   }
   return `(${ARM_SOURCE})(${JSON.stringify(arg)})`
 }
-const releaseExpression = (chars: number) => `(${RELEASE_SOURCE})(${JSON.stringify(BOUND_KEY)}, ${chars})`
+const releaseExpression = (id: number, chars: number) => `(${RELEASE_SOURCE})(${JSON.stringify(BOUND_KEY)}, ${id}, ${chars})`
 
 /** What lies past the end of a bounded read: for the cut's notice. */
 export interface Unread {
@@ -277,13 +281,14 @@ type UtilityEval = (page: Page, expression: string) => Promise<unknown> | undefi
 const readOnce = async (
   page: Page,
   evaluateUtility: UtilityEval,
-  args: Parameters<typeof armExpression>[0],
+  args: Omit<Parameters<typeof armExpression>[0], "id">,
   read: () => Promise<string>,
   learn: (raw: string) => number
 ): Promise<{ readonly raw: string; readonly answer: BoundAnswer | undefined }> => {
-  const armed = evaluateUtility(page, armExpression(args))?.then((a) => a as BoundAnswer, () => undefined)
+  const id = ++armings
+  const armed = evaluateUtility(page, armExpression({ ...args, id }))?.then((a) => a as BoundAnswer, () => undefined)
   const release = (chars: number) =>
-    evaluateUtility(page, releaseExpression(chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
+    evaluateUtility(page, releaseExpression(id, chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
   let raw: string
   try {
     raw = await read()
@@ -332,3 +337,28 @@ export const readBounded = async (
  */
 export const readToSameEnd = async (page: Page, evaluateUtility: UtilityEval, read: () => Promise<string>): Promise<string> =>
   (await readOnce(page, evaluateUtility, { limit: 0, firstRoom: 0, knownRoom: 0, controls: false, sameEnd: true }, read, () => 0)).raw
+
+/**
+ * Takes `read` only if it can be bounded like readBounded's first text read (or the page is within the cap
+ * anyway): the switch is armed and confirmed before the read is sent. Undefined when it was not read.
+ */
+export const readBoundedOnly = async (
+  page: Page,
+  evaluateUtility: UtilityEval,
+  limit: number,
+  read: () => Promise<string>
+): Promise<string | undefined> => {
+  const id = ++armings
+  const args = { limit, firstRoom: FIRST_ROOM, knownRoom: KNOWN_ROOM, controls: false, sameEnd: false, id }
+  const answer = await (evaluateUtility(page, armExpression(args))?.then((a) => a as BoundAnswer, () => undefined) ??
+    Promise.resolve(undefined))
+  if (answer === undefined) return undefined
+  let raw: string | undefined
+  try {
+    raw = await read()
+    return raw
+  } finally {
+    // The read's length tells the document's later reads how the estimate fares here.
+    if (answer.bounded) await evaluateUtility(page, releaseExpression(id, raw?.length ?? 0))?.catch(() => undefined)
+  }
+}

@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { prepareRefChecks } from "../act/refChecks.js"
 import type { Page } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { DEFAULT_LIMIT } from "./SnapshotOptions.js"
+import { readBoundedOnly } from "./walkBound.js"
 import type { TabTurns } from "../pages/TabTurns.js"
 
 // The first snapshot of a new document used to cost about twice what later ones do: the automation
@@ -47,13 +49,14 @@ export const SnapshotWarmUp = Layer.scopedDiscard(
 // 70-element form about 60-80 ms, then 20). After a navigation the agent asked for, that first read is done as
 // soon as the agent has gone quiet for a moment (it reads the answer and thinks), so the snapshot it asks for
 // next costs what a later one does. Not when anything reaches the tab first: a client that asks at once gets
-// the first read itself, never a second one queued in front of it. Only for documents of up to a few
-// thousand elements: the read cannot be stopped once begun, and on a 12,000-element page it holds the page's
-// thread for a second, which a navigation the agent asks for meanwhile would wait out.
+// the first read itself, never a second one queued in front of it. The read goes as far as a default
+// snapshot's cap reaches (walkBound.ts), so on a 12,000-element page it holds the page's thread for about a
+// quarter of a second, not a whole one; a page svc cannot read that way is read ahead only up to a few
+// thousand elements.
 
 /** How long the tab must be left alone after the navigation's answer before the first read is done. */
 const QUIET_MS = 400
-/** Above this many elements the first read is left to the snapshot (see above). */
+/** Above this many elements a page that cannot be read in part is left to the snapshot (see above). */
 const MAX_ELEMENTS = 3_000
 const READ_TIMEOUT_MS = 10_000
 const SIZE = "document.getElementsByTagName(\"*\").length"
@@ -68,6 +71,9 @@ export const readAheadAfterNavigation = (
   Effect.gen(function*() {
     if (!(yield* turns.idleFor(tab, QUIET_MS)) || page.isClosed()) return
     const size = yield* Effect.promise(() => evaluateUtility(page, SIZE)?.catch(() => undefined) ?? Promise.resolve(undefined))
-    if (typeof size !== "number" || size > MAX_ELEMENTS || page.isClosed()) return
-    yield* Effect.promise(() => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS }).catch(() => undefined))
+    if (typeof size !== "number" || page.isClosed()) return
+    const read = () => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS })
+    yield* Effect.promise(() =>
+      (size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : read()).catch(() => undefined)
+    )
   })
