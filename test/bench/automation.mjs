@@ -10,7 +10,8 @@
 //  - role snapshot (`--interactive`, with the identity pass that gives refs among look-alikes their element)
 //    vs a direct page.ariaSnapshot() of the same page, interleaved: on the small page (no look-alikes) and
 //    on a page of rows with look-alike buttons (the identity pass takes an AI snapshot as well);
-//  - snapshot --diff on the large page after one counter click vs the full snapshot: chars and ms.
+//  - snapshot --diff on the large page after one counter click vs the full snapshot: chars and ms;
+//  - the default (capped) AI snapshot of a page ten times the cap vs the library's whole read of it.
 
 import { spawn } from "node:child_process"
 import * as http from "node:http"
@@ -51,7 +52,7 @@ const rowsPage = (n) => {
 }
 
 export const servePages = async () => {
-  const pages = { "/small": page(130), "/large": page(1300), "/rows": rowsPage(40) }
+  const pages = { "/small": page(130), "/large": page(1300), "/huge": page(12000), "/rows": rowsPage(40) }
   const server = http.createServer((req, res) => {
     const body = pages[req.url]
     res.writeHead(body ? 200 : 404, { "content-type": "text/html" }).end(body ?? "")
@@ -343,6 +344,37 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
       await new Promise((r) => setTimeout(r, 300))
       const direct = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url() === pages.url("/rows"))
       results.roleSnapshot_rows = await roleSnapshots(direct, tab.targetId)
+    }
+    {
+      // A page far over the default cap (about 800,000 characters of AI snapshot): the gateway's default
+      // snapshot reads it only as far as the cap reaches; the library reads all of it.
+      const tab = await svcJson(["browser", "open", pages.url("/huge")])
+      await new Promise((r) => setTimeout(r, 300))
+      const direct = browser.contexts().flatMap((c) => c.pages()).find((p) => p.url() === pages.url("/huge"))
+      const viaGateway = []
+      const viaDirect = []
+      let chars = 0
+      let directChars = 0
+      for (let i = 0; i < runs + 2; i++) {
+        let t0 = performance.now()
+        directChars = (await direct.ariaSnapshot({ mode: "ai" })).length
+        const d = performance.now() - t0
+        t0 = performance.now()
+        const snap = await get(controlPort, token, `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}`)
+        const g = performance.now() - t0
+        if (!snap.truncated) throw new Error("the benchmark's capped snapshot was not cut")
+        chars = snap.snapshot.length
+        if (i < 2) continue
+        viaDirect.push(d)
+        viaGateway.push(g)
+      }
+      results.snapshot_capped = {
+        chars,
+        directChars,
+        gatewayMs: round(median(viaGateway)),
+        directMs: round(median(viaDirect)),
+        ratio: Math.round((median(viaGateway) / median(viaDirect)) * 100) / 100
+      }
     }
   } finally {
     await browser.close().catch(() => undefined)

@@ -218,6 +218,10 @@ if (a !== undefined) {
     const r = a[`snapshot_${size}`]
     console.log(`AI snapshot, ${size} page (${r.chars} chars, median of 10): gateway ${r.gatewayMs} ms; direct page.ariaSnapshot ${r.directMs} ms; ratio ${r.ratio}x`)
   }
+  if (a.snapshot_capped !== undefined) {
+    const r = a.snapshot_capped
+    console.log(`AI snapshot at the default cap, page of ${r.directChars} chars (median of 10): gateway ${r.gatewayMs} ms for ${r.chars} chars; direct page.ariaSnapshot of all of it ${r.directMs} ms; ratio ${r.ratio}x`)
+  }
   console.log(`efficient snapshot on the large page: ${a.efficientSize.efficientChars} chars (${a.efficientSize.interactive} interactive) vs full AI snapshot ${a.efficientSize.fullChars} chars`)
   const c = a.clickApi
   console.log(`click by ref through the control API, small page (median of ${c.runs}): AI ref ${c.aiMs} ms, role ref ${c.roleMs} ms; direct playwright click ${c.directMs} ms; ratios ${c.aiRatio}x, ${c.roleRatio}x (+${c.aiPlusMs} ms, +${c.rolePlusMs} ms); of which the safety (ref check and guard, side-effect looks; Server-Timing) ${c.aiSafetyMs} ms AI, ${c.roleSafetyMs} ms role (target: at most 5 ms)`)

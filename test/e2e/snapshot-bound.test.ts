@@ -1,3 +1,4 @@
+import { chromium } from "playwright-core"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Gateway, getJson, request, servePages, startGateway } from "../support/gateway.js"
@@ -194,6 +195,23 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       expect(snap.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
     } finally {
       world.close()
+    }
+  }, 60_000)
+
+  it("reads in part also while another automation client works on the same tab", async () => {
+    const targetId = await open(pages.url("/long"))
+    // Another client of the library, on its own connection: it has utility worlds of its own in the tab.
+    const other = await chromium.connectOverCDP(cdpUrl)
+    try {
+      const page = other.contexts().flatMap((c) => c.pages()).find((p) => p.url() === pages.url("/long"))!
+      expect((await page.ariaSnapshot({ mode: "ai" })).length).toBeGreaterThan(400_000)
+      const snap = await snapshot(targetId)
+      expect(snap.truncated).toBe(true)
+      expect(snap.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
+      // The other client's reads are whole, as before.
+      expect(await page.ariaSnapshot({ mode: "ai" })).toContain(`button "Act ${SECTIONS - 1}"`)
+    } finally {
+      await other.close()
     }
   }, 60_000)
 

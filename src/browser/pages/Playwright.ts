@@ -72,6 +72,12 @@ const defaultLoad = (): PlaywrightModule => {
 /** How the library names its utility world (an isolated world per frame; playwright-core 1.65). */
 const UTILITY_WORLD = "__playwright_utility_world_"
 
+/** The name of the library's utility world for `page` (its own page's guid follows the prefix); undefined if unknown. */
+const utilityWorldOf = (page: Page): string | undefined => {
+  const guid = (page as unknown as { readonly _guid?: unknown })._guid
+  return typeof guid === "string" && guid.startsWith("page@") ? `${UTILITY_WORLD}${guid}` : undefined
+}
+
 interface PageInfo {
   readonly targetId: string
   /** Cross-document navigations of the main frame since we first saw the page. */
@@ -182,11 +188,15 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
             if (event.frame.parentId === undefined) navigations++
           })
           // The library's utility worlds by frame (the main frame's is where its snapshots run and refs are
-          // checked): kept from the start, as the target's id may arrive after them.
+          // checked): kept from the start, as the target's id may arrive after them. Each connection of the
+          // library names its worlds after its own page (another client on the same browser has worlds of
+          // its own, which are not ours to use).
           const utility = new Map<string, number>()
+          const worldName = utilityWorldOf(page)
           session.on("Runtime.executionContextCreated", ({ context }) => {
             const aux = context.auxData as { readonly frameId?: string } | undefined
-            if (aux?.frameId !== undefined && context.name.startsWith(UTILITY_WORLD)) utility.set(aux.frameId, context.id)
+            const ours = worldName !== undefined ? context.name === worldName : context.name.startsWith(UTILITY_WORLD)
+            if (aux?.frameId !== undefined && ours) utility.set(aux.frameId, context.id)
           })
           session.on("Runtime.executionContextDestroyed", (event) => {
             for (const [frame, id] of utility) if (id === event.executionContextId) utility.delete(frame)
