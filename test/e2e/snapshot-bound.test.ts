@@ -1,7 +1,7 @@
 import { chromium } from "playwright-core"
-import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, getJson, request, servePages, startGateway } from "../support/gateway.js"
+import { type Gateway, request, servePages, startGateway } from "../support/gateway.js"
+import { type TabSession, tabSession } from "../support/tabSession.js"
 
 // On a page larger than the snapshot's character cap, the AI snapshot reads the page only as far as the cap
 // can show (src/browser/snapshot/walkBound.ts). Seen here through the control API against a real gateway
@@ -29,47 +29,19 @@ const TABLE = `<!doctype html><title>Table</title><table>${
   ).join("")
 }</table>`
 
-interface Context {
-  readonly id: number
-  readonly name: string
-  readonly auxData?: { readonly frameId?: string }
-}
-
-/** The test's own CDP session on a tab: evaluates in the library's utility world of the main frame. */
-const utilityWorld = async (cdpUrl: string, targetId: string) => {
-  const { webSocketDebuggerUrl } = await getJson(`${cdpUrl}/json/version`)
-  const ws = new WebSocket(webSocketDebuggerUrl)
-  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)))
-  const contexts: Array<Context> = []
-  const answers = new Map<number, (m: any) => void>()
-  let sessionId: string | undefined
-  let next = 1
-  ws.on("message", (d) => {
-    const m = JSON.parse(String(d))
-    if (m.id !== undefined) answers.get(m.id)?.(m)
-    else if (m.sessionId === sessionId && m.method === "Runtime.executionContextCreated") contexts.push(m.params.context)
-  })
-  const send = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      const id = next++
-      answers.set(id, resolve)
-      ws.send(JSON.stringify({ id, method, params, ...(sessionId !== undefined ? { sessionId } : {}) }))
-    })
-  sessionId = (await send("Target.attachToTarget", { targetId, flatten: true })).result.sessionId
-  await send("Runtime.enable")
-  const evaluate = async (expression: string): Promise<any> => {
-    const world = contexts.filter((c) => c.auxData?.frameId === targetId && c.name.startsWith("__playwright_utility_world")).pop()
-    if (world === undefined) throw new Error("the library's utility world is not there")
-    const answer = await send("Runtime.evaluate", { expression, contextId: world.id, returnByValue: true })
-    if (answer.result.exceptionDetails !== undefined) throw new Error(JSON.stringify(answer.result.exceptionDetails))
-    return answer.result.result.value
-  }
-  return { evaluate, close: () => ws.close() }
-}
-
 /** In the utility world: how many of the page's elements matching `selector` the library gave a ref. */
 const readCount = (selector: string) =>
   `[...document.querySelectorAll(${JSON.stringify(selector)})].filter((e) => e._ariaRef !== undefined).length`
+
+/** How many buttons the library has read in the tab, once it has read any (a read after the answer; 15 s at most). */
+const buttonsReadOnce = async (world: TabSession): Promise<number> => {
+  let read = 0
+  for (const started = Date.now(); read === 0 && Date.now() - started < 15_000;) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    read = await world.evaluateInUtility(readCount("button")).catch(() => 0)
+  }
+  return read
+}
 
 describe("an AI snapshot of a large page reads only what its cap can show", () => {
   let gw: Gateway
@@ -104,7 +76,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
 
   it("stops reading where the cap falls, says so, and every ref it shows works", async () => {
     const targetId = await open(pages.url("/long"))
-    const world = await utilityWorld(cdpUrl, targetId)
+    const world = await tabSession(cdpUrl, targetId)
     try {
       const snap = await snapshot(targetId)
       expect(snap.truncated).toBe(true)
@@ -115,13 +87,13 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       const shown = [...snap.snapshot.matchAll(/button "Act (\d+)" \[ref=(\d+)\]/g)]
       expect(shown.length).toBeGreaterThan(100)
       // The library marked the buttons it read: those shown and a few more, not the 3,000 on the page.
-      const read = await world.evaluate(readCount("button"))
+      const read = await world.evaluateInUtility(readCount("button"))
       expect(read).toBeGreaterThanOrEqual(shown.length)
       expect(read).toBeLessThan(SECTIONS / 2)
       // The DOM the library sees is whole again: its own way of walking it reaches every section.
-      expect(await world.evaluate(`(() => { let n = 0; for (let c = document.body.firstChild; c; c = c.nextSibling) n++; return n })()`))
+      expect(await world.evaluateInUtility(`(() => { let n = 0; for (let c = document.body.firstChild; c; c = c.nextSibling) n++; return n })()`))
         .toBe(SECTIONS + 1)
-      expect(await world.evaluate(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
+      expect(await world.evaluateInUtility(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
         .toContain("[native code]")
       // The last button shown is there to act on.
       const [, n, ref] = shown[shown.length - 1]!
@@ -133,7 +105,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       const whole = await snapshot(targetId, "&limit=10000000")
       expect(whole.truncated).toBe(false)
       expect(whole.snapshot).toContain(`button "Act ${SECTIONS - 1}"`)
-      expect(await world.evaluate(readCount("button"))).toBe(SECTIONS)
+      expect(await world.evaluateInUtility(readCount("button"))).toBe(SECTIONS)
     } finally {
       world.close()
     }
@@ -141,7 +113,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
 
   it("an efficient snapshot reads as far as its list of controls fills the cap, and its refs act", async () => {
     const targetId = await open(pages.url("/long"))
-    const world = await utilityWorld(cdpUrl, targetId)
+    const world = await tabSession(cdpUrl, targetId)
     try {
       const r = await request(gw.controlPort, "GET", `/snapshot?efficient=true&targetId=${targetId}`, auth())
       expect(r.status, r.body).toBe(200)
@@ -162,14 +134,10 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       expect(out.stdout).toContain(`act ${n}`)
       // The refs' identities come from a second read (AI, after the answer, which marks what it reads): it
       // ends where the first did.
-      let read = 0
-      for (const started = Date.now(); read === 0 && Date.now() - started < 15_000;) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        read = await world.evaluate(readCount("button"))
-      }
+      const read = await buttonsReadOnce(world)
       expect(read).toBeGreaterThanOrEqual(shown.length)
       expect(read).toBeLessThan(SECTIONS / 2)
-      expect(await world.evaluate(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
+      expect(await world.evaluateInUtility(`Object.getOwnPropertyDescriptor(Node.prototype, "nextSibling").get.toString()`))
         .toContain("[native code]")
     } finally {
       world.close()
@@ -178,16 +146,12 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
 
   it("after a navigation, a large page is read ahead as far as a snapshot's cap reaches", async () => {
     const targetId = await open(pages.url("/table"))
-    const world = await utilityWorld(cdpUrl, targetId)
+    const world = await tabSession(cdpUrl, targetId)
     try {
       const r = await request(gw.controlPort, "POST", "/navigate", auth(), { url: pages.url("/long"), targetId })
       expect(r.status, r.body).toBe(200)
       // Nothing asks for the tab: the gateway reads the new document ahead, and only its first part.
-      let read = 0
-      for (const started = Date.now(); read === 0 && Date.now() - started < 15_000;) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        read = await world.evaluate(readCount("button")).catch(() => 0)
-      }
+      const read = await buttonsReadOnce(world)
       expect(read).toBeGreaterThan(100)
       expect(read).toBeLessThan(SECTIONS / 2)
       const snap = await snapshot(targetId)
@@ -217,13 +181,13 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
 
   it("never ends a read inside an element named by its content", async () => {
     const targetId = await open(pages.url("/table"))
-    const world = await utilityWorld(cdpUrl, targetId)
+    const world = await tabSession(cdpUrl, targetId)
     try {
       const bounded = await snapshot(targetId, "&limit=20000")
       expect(bounded.truncated).toBe(true)
       expect(bounded.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
       // A row takes its name from its cells: the read ends after a whole row, never inside one.
-      const cellsRead: Array<number> = await world.evaluate(
+      const cellsRead: Array<number> = await world.evaluateInUtility(
         `[...document.querySelectorAll("tr")].map((tr) => [...tr.cells].filter((td) => td._ariaRef !== undefined).length)`
       )
       const whole = cellsRead.filter((n) => n === 24).length

@@ -1,6 +1,6 @@
-import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, getJson, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import { type Gateway, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import { tabSession } from "../support/tabSession.js"
 
 // A snapshot reads every iframe of the page, and the automation library sets up its in-page helpers in each
 // frame's document the first time it is asked anything there (as costly in an iframe as in the page). svc
@@ -8,40 +8,6 @@ import { type Gateway, getJson, servePages, startGateway, waitUntil } from "../s
 // them ready. Seen here over a CDP session of the test's own: the helpers' script is compiled in the
 // iframe's utility world although no snapshot was asked for.
 
-
-interface Context {
-  readonly id: number
-  readonly name: string
-  readonly auxData?: { readonly frameId?: string }
-}
-
-/** The test's own flat CDP session on a tab: the execution contexts and the scripts compiled in them. */
-const watchTab = async (cdpUrl: string, targetId: string) => {
-  const { webSocketDebuggerUrl } = await getJson(`${cdpUrl}/json/version`)
-  const ws = new WebSocket(webSocketDebuggerUrl)
-  await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)))
-  const contexts: Array<Context> = []
-  const scripts: Array<{ readonly executionContextId: number; readonly length: number }> = []
-  const answers = new Map<number, (m: any) => void>()
-  let sessionId: string | undefined
-  let next = 1
-  ws.on("message", (d) => {
-    const m = JSON.parse(String(d))
-    if (m.id !== undefined) answers.get(m.id)?.(m)
-    else if (m.sessionId === sessionId && m.method === "Runtime.executionContextCreated") contexts.push(m.params.context)
-    else if (m.sessionId === sessionId && m.method === "Debugger.scriptParsed") scripts.push(m.params)
-  })
-  const send = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
-      const id = next++
-      answers.set(id, resolve)
-      ws.send(JSON.stringify({ id, method, params, ...(sessionId !== undefined ? { sessionId } : {}) }))
-    })
-  sessionId = (await send("Target.attachToTarget", { targetId, flatten: true })).result.sessionId
-  await send("Runtime.enable")
-  await send("Debugger.enable")
-  return { contexts, scripts, close: () => ws.close() }
-}
 
 const TOP = `<!doctype html><title>Top</title><h1>Top</h1>
 <script>window.addFrame = () => { const f = document.createElement("iframe"); f.src = "/frame"; document.body.append(f) }</script>`
@@ -67,7 +33,7 @@ describe("iframe documents are made ready for the first snapshot", () => {
     expect(opened.code, opened.stderr).toBe(0)
     const { targetId } = JSON.parse(opened.stdout)
     const status = await gw.svc("browser", "status", "--json")
-    const tab = await watchTab(JSON.parse(status.stdout).cdpUrl, targetId)
+    const tab = await tabSession(JSON.parse(status.stdout).cdpUrl, targetId, { debugger: true })
     try {
       // The iframe comes after the page's own load (and after anything svc reads ahead once it is loaded).
       const added = await gw.svc("browser", "evaluate", "--fn", "() => addFrame()")

@@ -1,0 +1,64 @@
+import type { CDPSession, Page } from "playwright-core"
+
+// svc's own CDP session on each page of the library: the page's targetId, a counter of its main frame's
+// cross-document navigations (what makes refs from an older document stale), and the library's utility
+// world in each frame (where its snapshots run and refs are checked), so that svc can ask the page
+// something in one raw round trip where the library would take several.
+
+/** How the library names its utility world (an isolated world per frame; playwright-core 1.65). */
+const UTILITY_WORLD = "__playwright_utility_world_"
+
+/** The name of the library's utility world for `page` (its own page's guid follows the prefix); undefined if unknown. */
+const utilityWorldOf = (page: Page): string | undefined => {
+  const guid = (page as unknown as { readonly _guid?: unknown })._guid
+  return typeof guid === "string" && guid.startsWith("page@") ? `${UTILITY_WORLD}${guid}` : undefined
+}
+
+export interface PageInfo {
+  readonly targetId: string
+  /** Cross-document navigations of the main frame since we first saw the page. */
+  readonly navigations: number
+  readonly session: CDPSession
+  /** The execution context of the library's utility world in the main frame's document, while known. */
+  readonly utility: number | undefined
+}
+
+/** Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. */
+export const openPageSession = async (page: Page): Promise<PageInfo> => {
+  const session = await page.context().newCDPSession(page)
+  let navigations = 0
+  // Page.frameNavigated is cross-document only (pushState and anchors are navigatedWithinDocument).
+  session.on("Page.frameNavigated", (event) => {
+    if (event.frame.parentId === undefined) navigations++
+  })
+  // The library's utility worlds by frame: kept from the start, as the target's id may arrive after them.
+  // Each connection of the library names its worlds after its own page (another client on the same browser
+  // has worlds of its own, which are not ours to use).
+  const utility = new Map<string, number>()
+  const worldName = utilityWorldOf(page)
+  session.on("Runtime.executionContextCreated", ({ context }) => {
+    const aux = context.auxData as { readonly frameId?: string } | undefined
+    const ours = worldName !== undefined ? context.name === worldName : context.name.startsWith(UTILITY_WORLD)
+    if (aux?.frameId !== undefined && ours) utility.set(aux.frameId, context.id)
+  })
+  session.on("Runtime.executionContextDestroyed", (event) => {
+    for (const [frame, id] of utility) if (id === event.executionContextId) utility.delete(frame)
+  })
+  session.on("Runtime.executionContextsCleared", () => utility.clear())
+  const [{ targetInfo }] = await Promise.all([
+    session.send("Target.getTargetInfo"),
+    session.send("Page.enable"),
+    session.send("Runtime.enable")
+  ])
+  const targetId = targetInfo.targetId
+  return {
+    targetId,
+    session,
+    get navigations() {
+      return navigations
+    },
+    get utility() {
+      return utility.get(targetId)
+    }
+  }
+}
