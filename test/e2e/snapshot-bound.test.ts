@@ -33,6 +33,22 @@ const TABLE = `<!doctype html><title>Table</title><table>${
 const readCount = (selector: string) =>
   `[...document.querySelectorAll(${JSON.stringify(selector)})].filter((e) => e._ariaRef !== undefined).length`
 
+/** Shadow trees with slots, display: contents, aria-owns, closed details and iframes, many times over. */
+const MIXED = `<!doctype html><title>Mixed</title><script>customElements.define("x-card", class extends HTMLElement {
+  constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = "<h3>Card " + this.dataset.i + "</h3><slot></slot><button>Shadow " + this.dataset.i + "</button>" }
+})</script>${
+  Array.from(
+    { length: 600 },
+    (_, i) =>
+      `<section><x-card data-i="${i}"><a href="#l${i}">Light link ${i}</a></x-card>` +
+      `<div style="display:contents"><button>Contents ${i}</button></div>` +
+      `<div role="listbox" aria-owns="opt${i}" aria-label="Box ${i}"></div><p>para ${i} <span role="option" id="opt${i}">Option ${i}</span></p>` +
+      `<details><summary>More ${i}</summary><p>hidden ${i}</p></details>` +
+      (i % 50 === 0 ? `<iframe srcdoc="<button>Frame ${i}</button>" style="height:40px"></iframe>` : "") +
+      `</section>`
+  ).join("")
+}`
+
 /** How many buttons the library has read in the tab, once it has read any (a read after the answer; 15 s at most). */
 const buttonsReadOnce = async (world: TabSession): Promise<number> => {
   let read = 0
@@ -61,7 +77,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/long": LONG, "/table": TABLE })
+    pages = await servePages({ "/long": LONG, "/table": TABLE, "/mixed": MIXED })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc" } } })
     const started = await gw.svc("browser", "start", "--json")
     expect(started.code, started.stderr).toBe(0)
@@ -176,6 +192,23 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       expect(await page.ariaSnapshot({ mode: "ai" })).toContain(`button "Act ${SECTIONS - 1}"`)
     } finally {
       await other.close()
+    }
+  }, 60_000)
+
+  it("on a page of shadow trees, slots, owned elements, closed details and iframes, every line read is the whole read's", async () => {
+    const targetId = await open(pages.url("/mixed"))
+    const take = async (query: string) => {
+      const r = await request(gw.controlPort, "GET", `/snapshot?targetId=${targetId}${query}`, auth())
+      expect(r.status, r.body).toBe(200)
+      return r.json() as { snapshot: string }
+    }
+    for (const [bounded, whole] of [["&limit=20000", "&limit=10000000"], ["&limit=4000&interactive=true", "&limit=10000000&interactive=true"]]) {
+      const part = await take(bounded!)
+      expect(part.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
+      const all = new Set((await take(whole!)).snapshot.split("\n"))
+      const lines = part.snapshot.split("\n").slice(0, -1)
+      expect(lines.length).toBeGreaterThan(40)
+      expect(lines.filter((line) => !all.has(line))).toEqual([])
     }
   }, 60_000)
 

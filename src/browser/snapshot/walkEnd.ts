@@ -93,6 +93,22 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
     const role = el.getAttribute!("role")
     return role !== null && CONTROL_ROLE.test(role)
   }
+  interface ShadowLike {
+    readonly textContent: string | null
+    querySelectorAll(selector: string): ArrayLike<NodeLike>
+  }
+  const CONTROLS = "a[href],button,input:not([type=hidden]),select,textarea,summary,[role]"
+  const shadowEstimate = (shadow: ShadowLike, at: number): number => {
+    if (!arg.controls) {
+      const text = (shadow.textContent ?? "").replace(/\s+/g, " ").length
+      return text + shadow.querySelectorAll("*").length * (arg.perElement + arg.perDepth * at)
+    }
+    let chars = 0
+    for (const el of Array.from(shadow.querySelectorAll(CONTROLS))) {
+      if (interactive(el)) chars += arg.perControl + Math.min(arg.controlText, el.textContent?.length ?? 0)
+    }
+    return chars
+  }
   let estimate = 0
   let end: NodeLike | null = null
   let unreadElements = 0
@@ -116,6 +132,9 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
         else if (interactive(n) && n.checkVisibility?.({ visibilityProperty: true }) !== false) {
           estimate += arg.perControl + Math.min(arg.controlText, n.textContent?.length ?? 0)
         }
+        // An open shadow tree is read with its host: its elements and text, or its controls, counted at once.
+        const shadow = n.shadowRoot as ShadowLike | null | undefined
+        if (shadow !== null && shadow !== undefined) estimate += shadowEstimate(shadow, depth + 1)
       } else {
         unreadElements++
         if (interactive(n)) unreadInteractive++
