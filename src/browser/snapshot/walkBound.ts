@@ -39,6 +39,9 @@ const PER_CONTROL = 24
 const CONTROL_TEXT = 60
 const CONTROLS_ROOM = 1.5
 
+/** The roles a snapshot counts as interactive, for the page's elements that take them by attribute. */
+const CONTROL_ROLES = [...INTERACTIVE_ROLES]
+
 const ARM_SOURCE = armWalkBound.toString()
 const RELEASE_SOURCE = releaseWalkBound.toString()
 let armings = 0
@@ -49,6 +52,7 @@ const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | 
     perDepth: PER_DEPTH,
     perControl: PER_CONTROL,
     controlText: CONTROL_TEXT,
+    controlRoles: CONTROL_ROLES,
     ...o
   }
   return `(${ARM_SOURCE})(${JSON.stringify(arg)})`
@@ -79,6 +83,18 @@ const controlChars = (raw: string): number => {
 
 type UtilityEval = (page: Page, expression: string) => Promise<unknown> | undefined
 
+/**
+ * Arms the switch as `args` say (an arming of its own id); the world's answer (undefined without a world, or
+ * if it fails), and the release that says whether the walk reached the end (`chars`: the read's length to learn from).
+ */
+const arm = (page: Page, evaluateUtility: UtilityEval, args: Omit<Parameters<typeof armExpression>[0], "id">) => {
+  const id = ++armings
+  const answer = evaluateUtility(page, armExpression({ ...args, id }))?.then((a) => a as BoundAnswer, () => undefined)
+  const release = (chars: number) =>
+    evaluateUtility(page, releaseExpression(id, chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
+  return { answer, release }
+}
+
 /** One read with the switch armed as `args` say (see readBounded); the answer is undefined when not bounded. */
 const readOnce = async (
   page: Page,
@@ -87,21 +103,18 @@ const readOnce = async (
   read: () => Promise<string>,
   learn: (raw: string) => number
 ): Promise<{ readonly raw: string; readonly answer: BoundAnswer | undefined }> => {
-  const id = ++armings
-  const armed = evaluateUtility(page, armExpression({ ...args, id }))?.then((a) => a as BoundAnswer, () => undefined)
-  const release = (chars: number) =>
-    evaluateUtility(page, releaseExpression(id, chars))?.then((r) => r === true, () => false) ?? Promise.resolve(false)
+  const armed = arm(page, evaluateUtility, args)
   let raw: string
   try {
     raw = await read()
   } catch (e) {
-    void armed?.then((a) => a?.bounded === true ? release(0) : undefined)
+    void armed.answer?.then((a) => a?.bounded === true ? armed.release(0) : undefined)
     throw e
   }
-  const answer = armed === undefined ? undefined : await armed
+  const answer = armed.answer === undefined ? undefined : await armed.answer
   if (answer === undefined || !answer.bounded) return { raw, answer: undefined }
   // Whether the walk reached the end: a switch that arrived after the read leaves the read whole.
-  return { raw, answer: (await release(learn(raw))) ? answer : undefined }
+  return { raw, answer: (await armed.release(learn(raw))) ? answer : undefined }
 }
 
 /**
@@ -150,10 +163,8 @@ export const readBoundedOnly = async (
   limit: number,
   read: () => Promise<string>
 ): Promise<string | undefined> => {
-  const id = ++armings
-  const args = { limit, firstRoom: FIRST_ROOM, knownRoom: KNOWN_ROOM, controls: false, sameEnd: false, id }
-  const answer = await (evaluateUtility(page, armExpression(args))?.then((a) => a as BoundAnswer, () => undefined) ??
-    Promise.resolve(undefined))
+  const armed = arm(page, evaluateUtility, { limit, firstRoom: FIRST_ROOM, knownRoom: KNOWN_ROOM, controls: false, sameEnd: false })
+  const answer = await (armed.answer ?? Promise.resolve(undefined))
   if (answer === undefined) return undefined
   let raw: string | undefined
   try {
@@ -161,6 +172,6 @@ export const readBoundedOnly = async (
     return raw
   } finally {
     // The read's length tells the document's later reads how the estimate fares here.
-    if (answer.bounded) await evaluateUtility(page, releaseExpression(id, raw?.length ?? 0))?.catch(() => undefined)
+    if (answer.bounded) await armed.release(raw?.length ?? 0)
   }
 }

@@ -25,6 +25,8 @@ export interface BoundArgs {
   readonly controls: boolean
   readonly perControl: number
   readonly controlText: number
+  /** The roles that make an element a control (RenderedSnapshot's INTERACTIVE_ROLES). */
+  readonly controlRoles: ReadonlyArray<string>
   /** End where the document's last bounded read ended (a second read of the same part), if it still can. */
   readonly sameEnd: boolean
   /** Which arming this is: only its own release takes it down (a read ahead and a snapshot may overlap). */
@@ -32,10 +34,9 @@ export interface BoundArgs {
 }
 
 export type BoundAnswer =
-  | { readonly bounded: false; readonly estimate: number }
+  | { readonly bounded: false }
   | {
     readonly bounded: true
-    readonly estimate: number
     /** Elements after the end, and controls among them (links, buttons, fields, ...). */
     readonly unreadElements: number
     readonly unreadInteractive: number
@@ -50,7 +51,6 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
     readonly nodeType: number
     readonly nodeName: string
     readonly parentNode: NodeLike | null
-    readonly parentElement: NodeLike | null
     readonly firstChild: NodeLike | null
     readonly nextSibling: NodeLike | null
     readonly data?: string
@@ -79,19 +79,19 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   const known = g[ratioKey] as number | undefined
   const budget = known === undefined ? arg.limit * arg.firstRoom : (arg.limit * arg.knownRoom) / known
   const root = g.document.body ?? g.document.documentElement
-  if (root === null) return { bounded: false, estimate: 0 }
+  if (root === null) return { bounded: false }
   const keep = (name: string, value: unknown) =>
     Object.defineProperty(g, name, { value, configurable: true, enumerable: false, writable: true })
   const SKIP = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD)$/
   const CONTROL = /^(BUTTON|SELECT|TEXTAREA|SUMMARY)$/
-  const CONTROL_ROLE = /^(button|link|checkbox|radio|switch|textbox|combobox|searchbox|slider|spinbutton|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)$/
+  const controlRoles = new Set(arg.controlRoles)
   const interactive = (el: NodeLike) => {
     const name = el.nodeName
     if (CONTROL.test(name)) return true
     if (name === "A") return el.hasAttribute!("href")
     if (name === "INPUT") return el.getAttribute!("type") !== "hidden"
     const role = el.getAttribute!("role")
-    return role !== null && CONTROL_ROLE.test(role)
+    return role !== null && controlRoles.has(role)
   }
   interface ShadowLike {
     readonly textContent: string | null
@@ -117,7 +117,7 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   let n: NodeLike | null = root
   if (arg.sameEnd) {
     const before = (g[endKey] as WeakRef<NodeLike> | undefined)?.deref()
-    if (before === undefined || before.isConnected !== true || !root.contains(before)) return { bounded: false, estimate: 0 }
+    if (before === undefined || before.isConnected !== true || !root.contains(before)) return { bounded: false }
     end = before
     n = null
   }
@@ -153,18 +153,18 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
     if (n === root) break
     n = n.nextSibling
   }
-  if (end === null) return { bounded: false, estimate }
+  if (end === null) return { bounded: false }
   // Out of any ancestor whose name is computed from its content, any shadow host and any slot assignment.
   const NAMED_TAG = /^(A|AREA|BUTTON|H[1-6]|TD|TH|TR|OPTION|SUMMARY|LABEL|LEGEND|CAPTION|FIGCAPTION)$/
   const NAMED_ROLE =
     /(^|\s)(button|cell|checkbox|columnheader|gridcell|heading|link|menuitem|menuitemcheckbox|menuitemradio|option|radio|row|rowheader|switch|tab|tooltip|treeitem)(\s|$)/
   for (let a = end.parentNode; a !== null && a !== root; a = a.parentNode) {
-    if (a.nodeType !== 1) return { bounded: false, estimate }
+    if (a.nodeType !== 1) return { bounded: false }
     const role = a.getAttribute!("role")
     if (NAMED_TAG.test(a.nodeName) || (role !== null && NAMED_ROLE.test(role)) || a.shadowRoot) end = a
   }
   for (let a: NodeLike | null = end; a !== null && a !== root; a = a.parentNode) {
-    if (a.assignedSlot) return { bounded: false, estimate }
+    if (a.assignedSlot) return { bounded: false }
   }
   const last = end
   const proto = g.Node.prototype
@@ -200,8 +200,8 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
       return null
     }
   })
-  Object.defineProperty(g, arg.key, { value: state, configurable: true, enumerable: false, writable: true })
-  return { bounded: true, estimate, unreadElements, unreadInteractive }
+  keep(arg.key, state)
+  return { bounded: true, unreadElements, unreadInteractive }
 }
 
 /**

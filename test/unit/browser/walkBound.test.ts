@@ -38,7 +38,7 @@ const world = (answer: object | "unknown" | "fails", reached = true) => {
   return { arms, releases, evaluate }
 }
 
-const bounded = { bounded: true, estimate: 80_000, unreadElements: 900, unreadInteractive: 40 }
+const bounded = { bounded: true, unreadElements: 900, unreadInteractive: 40 }
 
 describe("readBounded", () => {
   it("a read that filled the cap is told what was left unread; the arming is released with its length", async () => {
@@ -69,7 +69,7 @@ describe("readBounded", () => {
   })
 
   it("is whole when the page is within the cap, the world is not known, the arming fails, or the walk never got to the end", async () => {
-    for (const w of [world({ bounded: false, estimate: 10 }), world("unknown"), world("fails"), world(bounded, false)]) {
+    for (const w of [world({ bounded: false }), world("unknown"), world("fails"), world(bounded, false)]) {
       const r = await readBounded(page, w.evaluate, 1000, async () => "whole")
       expect(r).toEqual({ raw: "whole", unread: undefined })
     }
@@ -108,7 +108,7 @@ describe("readToSameEnd and readBoundedOnly", () => {
     expect(await readBoundedOnly(page, world("unknown").evaluate, 1000, read)).toBeUndefined()
     expect(await readBoundedOnly(page, world("fails").evaluate, 1000, read)).toBeUndefined()
     expect(reads).toBe(0)
-    expect(await readBoundedOnly(page, world({ bounded: false, estimate: 10 }).evaluate, 1000, read)).toBe("text")
+    expect(await readBoundedOnly(page, world({ bounded: false }).evaluate, 1000, read)).toBe("text")
     const w = world(bounded)
     expect(await readBoundedOnly(page, w.evaluate, 1000, read)).toBe("text")
     expect(w.releases).toEqual([{ id: w.arms[0]!.id, chars: 4 }])
