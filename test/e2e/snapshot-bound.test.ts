@@ -65,16 +65,22 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
   let cdpUrl = ""
 
   const auth = () => ({ authorization: `Bearer ${gw.token()}` })
+  /** A new tab at `url`, once loaded (a page still being parsed is smaller than it will be: its read is whole). */
   const open = async (url: string): Promise<string> => {
     const opened = await gw.svc("browser", "open", url, "--json")
     expect(opened.code, opened.stderr).toBe(0)
-    return JSON.parse(opened.stdout).targetId
+    const targetId = JSON.parse(opened.stdout).targetId
+    const loaded = await request(gw.controlPort, "POST", "/act", auth(), { kind: "wait", load: "load", targetId })
+    expect(loaded.status, loaded.body).toBe(200)
+    return targetId
   }
-  const snapshot = async (targetId: string, query = "") => {
-    const r = await request(gw.controlPort, "GET", `/snapshot?format=ai&targetId=${targetId}${query}`, auth())
+  /** GET /snapshot of the tab with `query`; `snapshot` asks for the AI format. */
+  const take = async (targetId: string, query: string) => {
+    const r = await request(gw.controlPort, "GET", `/snapshot?targetId=${targetId}${query}`, auth())
     expect(r.status, r.body).toBe(200)
-    return r.json() as { snapshot: string; truncated: boolean; refs: Record<string, { role: string; name: string }> }
+    return r.json() as { snapshot: string; truncated: boolean; format: string; refs: Record<string, { role: string; name: string }> }
   }
+  const snapshot = (targetId: string, query = "") => take(targetId, `&format=ai${query}`)
 
   beforeAll(async () => {
     pages = await servePages({ "/long": LONG, "/table": TABLE, "/mixed": MIXED })
@@ -131,9 +137,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
     const targetId = await open(pages.url("/long"))
     const world = await tabSession(cdpUrl, targetId)
     try {
-      const r = await request(gw.controlPort, "GET", `/snapshot?efficient=true&targetId=${targetId}`, auth())
-      expect(r.status, r.body).toBe(200)
-      const snap = r.json() as { snapshot: string; truncated: boolean; format: string }
+      const snap = await take(targetId, "&efficient=true")
       expect(snap.format).toBe("role")
       expect(snap.truncated).toBe(true)
       expect(snap.snapshot.length).toBeLessThanOrEqual(10_000)
@@ -197,15 +201,10 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
 
   it("on a page of shadow trees, slots, owned elements, closed details and iframes, every line read is the whole read's", async () => {
     const targetId = await open(pages.url("/mixed"))
-    const take = async (query: string) => {
-      const r = await request(gw.controlPort, "GET", `/snapshot?targetId=${targetId}${query}`, auth())
-      expect(r.status, r.body).toBe(200)
-      return r.json() as { snapshot: string }
-    }
     for (const [bounded, whole] of [["&limit=20000", "&limit=10000000"], ["&limit=4000&interactive=true", "&limit=10000000&interactive=true"]]) {
-      const part = await take(bounded!)
+      const part = await take(targetId, bounded!)
       expect(part.snapshot.split("\n").pop()).toContain("the rest of the page was not read")
-      const all = new Set((await take(whole!)).snapshot.split("\n"))
+      const all = new Set((await take(targetId, whole!)).snapshot.split("\n"))
       const lines = part.snapshot.split("\n").slice(0, -1)
       expect(lines.length).toBeGreaterThan(40)
       expect(lines.filter((line) => !all.has(line))).toEqual([])
