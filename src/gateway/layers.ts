@@ -77,7 +77,7 @@ export const GatewayServerLive = (options: {
   /** One per running msgbridge account. */
   readonly webhooks?: ReadonlyArray<{
     readonly path: string
-    readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+    readonly handler: Handler
   }>
   /** The MCP tools over Streamable HTTP (made by mcp/http.ts), on /mcp. */
   readonly mcp?: McpEndpoint
