@@ -185,11 +185,9 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           const bounded = target === undefined && o.depth === undefined && (o.interactive || !o.compact)
           const { raw, unread } = yield* Effect.tryPromise({
             try: () =>
-              target !== undefined
-                ? target.ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined }))
-                : bounded
+              bounded
                 ? readBounded(page, sessions.evaluateUtility, o.limit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
-                : page.ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined })),
+                : (target ?? page).ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined })),
             catch: failed
           })
           const ariaMs = performance.now() - started
