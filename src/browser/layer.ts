@@ -17,6 +17,7 @@ import { PlaywrightSessions } from "./pages/Playwright.js"
 import { NavigationPolicy } from "./policy/NavigationPolicy.js"
 import { PolicyRouting } from "./policy/PolicyRouting.js"
 import { Profiles } from "./launch/Profiles.js"
+import { LocalRelay } from "./relay/LocalRelay.js"
 import { Refs } from "./act/Refs.js"
 import { SideEffects } from "./act/SideEffects.js"
 import { SafePaths } from "./inspect/SafePaths.js"
@@ -83,7 +84,7 @@ export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | Chrome
     Layer.provideMerge(Layer.mergeAll(Tabs.Default, DropConnectionOnStop, LibraryReadyWithBrowser, TabTurns.Default, PolicyRouting)),
     Layer.provideMerge(Layer.merge(PlaywrightSessions.Default, NavigationPolicy.Default)),
     Layer.provideMerge(BrowserManager.Default),
-    Layer.provideMerge(Profiles.Default),
+    Layer.provideMerge(Layer.merge(Profiles.Default, LocalRelay.Default)),
     Layer.provideMerge(leaves)
   )
 

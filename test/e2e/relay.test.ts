@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket } from "ws"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { chooseBase } from "../../src/browser/inspect/SafePaths.js"
 import { EXTENSION_DIR, type ExtensionBrowser, launchExtensionBrowser } from "../support/extensionBrowser.js"
 import { type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
@@ -33,6 +34,9 @@ const waitUntil = async (check: () => boolean | Promise<boolean>, ms: number): P
 // A page with a cross-site iframe: another renderer process, reached through a child session.
 const page3 = (frameUrl: string) => `<!doctype html><title>Relay three</title><h1>Relay three</h1>
 <iframe title="inner" src="${frameUrl}"></iframe>`
+// A file input that shows what it was given.
+const page4 = `<!doctype html><title>Relay four</title><label>Attachment <input type="file" id="f"
+  onchange="f.files[0].text().then((t) => out.textContent = 'read ' + f.files[0].name + ': ' + t)"></label><p id="out">no file</p>`
 const inner = `<!doctype html><title>Inner</title><button onclick="out.textContent = 'inner pressed'">Inner button</button><p id="out">inner waiting</p>`
 
 describe("the extension relay (relay profile)", () => {
@@ -86,7 +90,7 @@ describe("the extension relay (relay profile)", () => {
   }
 
   beforeAll(async () => {
-    const served: Record<string, string> = { "/one": page1, "/two": page2, "/inner": inner }
+    const served: Record<string, string> = { "/one": page1, "/two": page2, "/four": page4, "/inner": inner }
     pages = await servePages(served)
     // The outer page names the inner one by its other site (localhost), known once the server listens.
     served["/three"] = page3(pages.url("/inner").replace("127.0.0.1", "localhost"))
@@ -201,6 +205,38 @@ describe("the extension relay (relay profile)", () => {
     expect(closed.status, closed.body).toBe(200)
     const { targetInfos } = await browser.send("Target.getTargets")
     expect(targetInfos.some((t: { targetId: string }) => t.targetId === targetId)).toBe(false)
+    expect(await sharedTabs()).toEqual([tab])
+  })
+
+  it("uploads a file into a shared tab: its name and contents reach the page", async () => {
+    const opened = await api("POST", "/tabs/open?profile=relay", { url: pages.url("/four") })
+    expect(opened.status, opened.body).toBe(200)
+    const targetId = opened.json().targetId as string
+    const name = `relay-upload-${process.pid}-${Date.now()}.txt`
+    const file = path.join(chooseBase(), "uploads", name)
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+    fs.writeFileSync(file, "hello from the relay test")
+    try {
+      let snap = ""
+      await waitUntil(async () => {
+        const r = await api("GET", `/snapshot?profile=relay&targetId=${targetId}`)
+        snap = r.status === 200 ? r.json().snapshot : r.body
+        return /Attachment/.test(snap)
+      }, 10_000)
+      const set = await api("POST", "/hooks/file-chooser?profile=relay", {
+        targetId,
+        paths: [name],
+        inputRef: refOf(snap, /button "Attachment"/)
+      })
+      expect(set.status, set.body).toBe(200)
+      const read = async () =>
+        (await api("POST", "/act?profile=relay", { kind: "evaluate", fn: "() => out.textContent", targetId })).json().result
+      await waitUntil(async () => (await read()) !== "no file", 5_000)
+      expect(await read()).toBe(`read ${name}: hello from the relay test`)
+    } finally {
+      fs.rmSync(file, { force: true })
+      await api("DELETE", `/tabs/${targetId}?profile=relay`)
+    }
     expect(await sharedTabs()).toEqual([tab])
   })
 

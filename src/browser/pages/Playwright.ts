@@ -1,10 +1,12 @@
-import { Effect, Layer, type Scope } from "effect"
+import { Effect, Layer, Option, type Scope } from "effect"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
+import type { CdpTransport } from "../relay/inProcess.js"
+import { LocalRelay } from "../relay/LocalRelay.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
 import { openPageSession, type PageInfo } from "./pageSession.js"
 import { makeRoundTrips } from "./roundTrips.js"
@@ -46,6 +48,26 @@ const endpointUrl = (raw: string): { readonly href: string; readonly headers: Re
   } catch {
     return { href: raw, headers: {} }
   }
+}
+
+/**
+ * The library connected over a transport of ours (the relay in this process): it takes one at run time (its
+ * ConnectionTransport) though its types name only URLs. It then takes the browser for one on this machine and
+ * would hand an upload's paths to the browser to read; the relay's browser (an extension's debugger) may not
+ * read local files, so files go as their contents, as over the relay's websocket. Undefined when this
+ * version of the library does not let that be said.
+ */
+const connectThrough = async (lib: PlaywrightModule, transport: CdpTransport, timeout: number): Promise<Browser | undefined> => {
+  const connectOver = lib.chromium.connectOverCDP.bind(lib.chromium) as unknown as (t: CdpTransport, o: object) => Promise<Browser>
+  const browser = await connectOver(transport, { timeout })
+  const toImpl = (browser as unknown as { _connection?: { toImpl?: (x: unknown) => unknown } })._connection?.toImpl
+  const impl = toImpl?.(browser) as { _isBrowserCollocatedWithServer?: boolean } | undefined
+  if (impl?._isBrowserCollocatedWithServer === undefined) {
+    await browser.close().catch(() => undefined)
+    return undefined
+  }
+  impl._isBrowserCollocatedWithServer = false
+  return browser
 }
 
 declare const __filename: string | undefined
@@ -113,6 +135,8 @@ export const mayBeUrlTitle = (title: string, url: string) =>
 export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
   Effect.gen(function*() {
     const load = options.load ?? defaultLoad
+    // The relay of this gateway, reached without a socket (absent where the sessions are built alone).
+    const localRelay = yield* Effect.serviceOption(LocalRelay)
     const attachWaitMs = options.attachWaitMs ?? 3_000
 
     let library: { readonly ok: PlaywrightModule } | { readonly error: string } | undefined
@@ -277,8 +301,11 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         // Credentials in the URL's userinfo go as an Authorization: Basic header, on /json/version and on the
         // websocket alike (the library sends `headers` with both).
         const url = endpointUrl(endpoint.url)
+        const transport = Option.isSome(localRelay) ? localRelay.value.transportFor(endpoint.url) : undefined
         const browser = yield* Effect.tryPromise({
-          try: () => lib.chromium.connectOverCDP(url.href, { timeout, headers: url.headers }),
+          try: async () =>
+            (transport !== undefined ? await connectThrough(lib, transport, timeout) : undefined) ??
+              await lib.chromium.connectOverCDP(url.href, { timeout, headers: url.headers }),
           catch: (e) =>
             new BrowserUnavailable({
               message: redactSecrets(
@@ -305,7 +332,10 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         const t = timingOf(profile)
         t.connectMs = conn.connectMs
         t.connectedAt = conn.connectedAt
-        yield* Effect.logDebug(`playwright: connected to profile ${profile} in ${conn.connectMs.toFixed(1)} ms`)
+        yield* Effect.logDebug(
+          `playwright: connected to profile ${profile} in ${conn.connectMs.toFixed(1)} ms` +
+            (transport !== undefined ? " (the relay in this process)" : "")
+        )
         return conn
       })
 

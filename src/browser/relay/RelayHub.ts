@@ -8,9 +8,9 @@ import { type ExtensionRequest, type FromExtension, parseFromExtension, type Tab
 // attachment that is new (another epoch) means the tab's protocol state is new: the clients' old sessions
 // are detached and auto-attaching clients get a fresh one, as if the target had been re-created.
 
-/** A websocket as the hub sees it. */
+/** A connection as the hub sees it: a websocket (which serializes each message), or a client in this process. */
 export interface Peer {
-  readonly send: (text: string) => void
+  readonly send: (message: object) => void
   readonly close: (code: number, reason: string) => void
 }
 
@@ -200,7 +200,7 @@ export class RelayHub {
   }
 
   private toExtension(m: ToExtension): void {
-    this.extension?.send(JSON.stringify(m))
+    this.extension?.send(m)
   }
 
   /** A request to the extension, answered by its `result`. */
@@ -214,7 +214,7 @@ export class RelayHub {
         reject(new CdpError(-32000, `the svc relay extension did not answer ${describe(m)} within ${this.commandTimeoutMs} ms`))
       }, this.commandTimeoutMs)
       this.pending.set(id, { resolve, reject, timer })
-      extension.send(JSON.stringify({ ...m, id }))
+      extension.send({ ...m, id })
     })
   }
 
@@ -366,13 +366,19 @@ export class RelayHub {
     if (this.clients.size === 0) this.toExtension({ type: "clients", count: 0 })
   }
 
+  /** A client's frame off the wire; one that is not JSON is dropped. */
   clientMessage(client: Client, text: string): void {
-    let m: { id?: unknown; method?: unknown; params?: unknown; sessionId?: unknown }
+    let m: unknown
     try {
       m = JSON.parse(text)
     } catch {
       return
     }
+    if (typeof m === "object" && m !== null) this.clientCommand(client, m)
+  }
+
+  /** A client's command: answered on its peer (never before this returns), as a browser would answer it. */
+  clientCommand(client: Client, m: { id?: unknown; method?: unknown; params?: unknown; sessionId?: unknown }): void {
     if (typeof m.id !== "number" || typeof m.method !== "string") return
     const id = m.id
     const sessionId = typeof m.sessionId === "string" ? m.sessionId : client.implicit
@@ -382,10 +388,10 @@ export class RelayHub {
       : this.sessionCommand(client, sessionId, m.method, params)
     const wire = sessionId === undefined || sessionId === client.implicit ? {} : { sessionId }
     answer.then(
-      (result) => client.peer.send(JSON.stringify({ id, result, ...wire })),
+      (result) => client.peer.send({ id, result, ...wire }),
       (e: unknown) => {
         const err = e instanceof CdpError ? e : new CdpError(-32000, e instanceof Error ? e.message : String(e))
-        client.peer.send(JSON.stringify({ id, error: { code: err.code, message: err.message }, ...wire }))
+        client.peer.send({ id, error: { code: err.code, message: err.message }, ...wire })
       }
     )
   }
@@ -489,7 +495,7 @@ export class RelayHub {
       for (const s of sessions) {
         if (sent.has(s.client)) continue
         sent.add(s.client)
-        s.client.peer.send(JSON.stringify({ method, params, sessionId }))
+        s.client.peer.send({ method, params, sessionId })
       }
       return
     }
@@ -499,12 +505,12 @@ export class RelayHub {
     const always = domain === "Target" || domain === "Inspector"
     for (const s of sessions) {
       if (!always && !s.domains.has(domain)) continue
-      s.client.peer.send(JSON.stringify(s.client.implicit === s.id ? { method, params } : { method, params, sessionId: s.id }))
+      s.client.peer.send(s.client.implicit === s.id ? { method, params } : { method, params, sessionId: s.id })
     }
   }
 
   emit(client: Client, method: string, params: unknown): void {
-    client.peer.send(JSON.stringify({ method, params }))
+    client.peer.send({ method, params })
   }
 
   // ---------------------------------------------------------------------------------------------- waiting

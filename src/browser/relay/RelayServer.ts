@@ -3,6 +3,7 @@ import * as http from "node:http"
 import type { Duplex } from "node:stream"
 import { type RawData, WebSocket, WebSocketServer } from "ws"
 import { checkCdpClient, checkExtensionOrigin, checkExtensionToken, type RelaySecrets, type Verdict } from "./auth.js"
+import { LocalRelay } from "./LocalRelay.js"
 import { type Client, type Peer, RelayHub } from "./RelayHub.js"
 
 // The relay's listener on 127.0.0.1:<relay port>. To a CDP client it looks like a browser: /json/version
@@ -34,8 +35,8 @@ const refuseUpgrade = (socket: Duplex, verdict: Extract<Verdict, { ok: false }>)
 }
 
 const peerOf = (ws: WebSocket): Peer => ({
-  send: (text) => {
-    if (ws.readyState === WebSocket.OPEN) ws.send(text)
+  send: (message) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message))
   },
   close: (code, reason) => ws.close(code, reason.slice(0, 120))
 })
@@ -144,18 +145,19 @@ export const startRelay = (options: RelayServerOptions & { readonly log: (line: 
     }
   )
 
-/** The relay inside the gateway: listening while the layer's scope is open. */
-export const RelayServerLive = (options: RelayServerOptions): Layer.Layer<never, RelayListenError> =>
+/** The relay inside the gateway: listening while the layer's scope is open, and reached in-process by its browser services. */
+export const RelayServerLive = (options: RelayServerOptions): Layer.Layer<never, RelayListenError, LocalRelay> =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
       const runtime = yield* Effect.runtime<never>()
       const log = (line: string) => Runtime.runFork(runtime)(Effect.logInfo(line))
-      yield* Effect.acquireRelease(
+      const relay = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => startRelay({ ...options, log }),
           catch: (e) => e instanceof RelayListenError ? e : new RelayListenError({ message: String(e) })
         }),
         (relay) => Effect.promise(relay.close)
       )
+      yield* (yield* LocalRelay).serve({ hub: relay.hub, port: options.port, secrets: options.secrets })
     })
   )

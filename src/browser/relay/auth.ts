@@ -59,6 +59,25 @@ const candidates = (req: http.IncomingMessage, url: URL): Array<string> => {
   return found
 }
 
+/** Whether one of the values given is the gateway's token or password. */
+const carriesSecret = (given: ReadonlyArray<string>, secrets: RelaySecrets): boolean =>
+  given.some((g) =>
+    (secrets.token !== undefined && secretEquals(g, secrets.token)) ||
+    (secrets.password !== undefined && secretEquals(g, secrets.password))
+  )
+
+/**
+ * An endpoint URL the gateway itself dials (LocalRelay.ts): admitted as its websocket would be, by the secret
+ * it carries as userinfo (sent as HTTP Basic) or as `?token=`.
+ */
+export const dialUrlAdmitted = (url: URL, secrets: RelaySecrets): boolean => {
+  const given: Array<string> = []
+  if (url.password !== "") given.push(decodeURIComponent(url.password))
+  const query = url.searchParams.get("token")
+  if (query !== null) given.push(query)
+  return carriesSecret(given, secrets)
+}
+
 /** A CDP client (an HTTP /json request or a CDP websocket). */
 export const checkCdpClient = (req: http.IncomingMessage, url: URL, secrets: RelaySecrets): Verdict => {
   const place = checkPlace(req)
@@ -71,11 +90,7 @@ export const checkCdpClient = (req: http.IncomingMessage, url: URL, secrets: Rel
     }
   }
   const given = candidates(req, url)
-  const ok = given.some((g) =>
-    (secrets.token !== undefined && secretEquals(g, secrets.token)) ||
-    (secrets.password !== undefined && secretEquals(g, secrets.password))
-  )
-  if (ok) return OK
+  if (carriesSecret(given, secrets)) return OK
   return {
     ok: false,
     status: 401,

@@ -6,7 +6,7 @@ import { type Peer, RelayHub } from "../../../src/browser/relay/RelayHub.js"
 const peer = () => {
   const sent: Array<any> = []
   const closed: Array<{ code: number; reason: string }> = []
-  const p: Peer = { send: (t) => void sent.push(JSON.parse(t)), close: (code, reason) => void closed.push({ code, reason }) }
+  const p: Peer = { send: (m) => void sent.push(JSON.parse(JSON.stringify(m))), close: (code, reason) => void closed.push({ code, reason }) }
   return { peer: p, sent, closed }
 }
 
