@@ -9,4 +9,6 @@ export interface ActionTarget {
   readonly description: string
   /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
   readonly ref: string
+  /** Whether the element may be clicked without the library's waits (clickReady.ts); absent: it may not. */
+  readonly readyToClick?: ((timeoutMs: number) => Promise<boolean>) | undefined
 }
