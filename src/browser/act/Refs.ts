@@ -24,9 +24,9 @@ import {
   checkInOneCall,
   markedReadyToClick,
   markedSelector,
-  type ReadyToClick,
   registerRefEngine
 } from "./refChecks.js"
+import type { ReadyToClick } from "./target.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,

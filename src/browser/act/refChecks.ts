@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
 import { withTimeout } from "../pages/promises.js"
 import { readinessExpression } from "./clickReady.js"
+import type { ReadyToClick } from "./target.js"
 import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
 // Checking an AI ref in one raw page call, where the usual way (refGuards.ts) takes several of the
@@ -296,9 +297,6 @@ export const markedSelector = (guardKey: string) => `[${GUARD_ATTRIBUTE}="${guar
 /** The click check of the element a one-call check marked. */
 export const markedReadyToClick = (page: Page, utility: MainWorld, guardKey: string): ReadyToClick =>
   clickCheck(page, utility, `document.querySelector(${JSON.stringify(markedSelector(guardKey))})`)
-
-/** Whether the element may be clicked at once (clickReady.ts): false whenever that is not known in time. */
-export type ReadyToClick = (timeoutMs: number) => Promise<boolean>
 
 /** The longest the click check may take before the click goes the library's way. */
 const READY_MS = 500
