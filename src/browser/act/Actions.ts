@@ -223,13 +223,11 @@ const makeActions = () => {
         ...(options.button !== undefined ? { button: options.button } : {}),
         ...(options.modifiers !== undefined ? { modifiers: [...options.modifiers] } : {})
       }
-      return steps.pointer(async (timeout) => {
-        // Visible, enabled, still and not covered, seen in one page call: the library's own waits are not needed.
-        const force = (await target.readyToClick?.(timeout)) === true
-        return options.double === true
-          ? target.locator.dblclick({ ...pointer, timeout, force })
-          : target.locator.click({ ...pointer, timeout, force })
-      })
+      return steps.pointer((timeout) =>
+        options.double === true
+          ? target.locator.dblclick({ ...pointer, timeout })
+          : target.locator.click({ ...pointer, timeout })
+      )
     })
 
   const type = (_page: Page, target: ActionTarget, text: string, options: TypeOptions = {}) =>

@@ -19,14 +19,7 @@ import {
 } from "./refGuards.js"
 import { type ChangeWatch, stopWatching, watchChanges } from "./changeWatch.js"
 import { deferPass, type DeferredPass } from "./deferredPass.js"
-import {
-  checkingLocator,
-  checkInOneCall,
-  markedReadyToClick,
-  markedSelector,
-  registerRefEngine
-} from "./refChecks.js"
-import type { ReadyToClick } from "./target.js"
+import { checkingLocator, checkInOneCall, markedSelector, registerRefEngine } from "./refChecks.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -91,8 +84,6 @@ export interface ResolvedRef {
    * unchecked did nothing, and the ref is then resolved again without `inLookup`.
    */
   readonly inLookup?: boolean
-  /** Whether the element may be clicked without the library's waits (clickReady.ts); absent: it may not. */
-  readonly readyToClick?: ReadyToClick | undefined
 }
 
 export { FRESH_SNAPSHOT_HINT, type ParsedRef, parseRef } from "./refParse.js"
@@ -354,7 +345,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         Effect.flatMap((r) =>
           r === undefined || r.guard === undefined
             ? Effect.succeed(undefined)
-            : Effect.as(kept(state)(r), { locator: page.locator(markedSelector(r.guard.key)), key: r.guard.key }))
+            : Effect.as(kept(state)(r), page.locator(markedSelector(r.guard.key))))
       )
 
     /**
@@ -369,18 +360,12 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       entry: { readonly aria: string; readonly role: string; readonly name: string },
       inLookup: boolean
     ) =>
-      Effect.suspend((): Effect.Effect<
-        { readonly locator: Locator; readonly inLookup: boolean; readonly readyToClick: ReadyToClick } | undefined,
-        Conflict | BrowserUnavailable
-      > => {
+      Effect.suspend((): Effect.Effect<{ readonly locator: Locator; readonly inLookup: boolean } | undefined, Conflict | BrowserUnavailable> => {
         if (inLookup && engines.has(page.context())) {
-          const c = checkingLocator(page, ref, entry, sessions.evaluateUtility)
-          return Effect.as(kept(state)(c.guard), { locator: c.locator, inLookup: true, readyToClick: c.readyToClick })
+          const c = checkingLocator(page, ref, entry)
+          return Effect.as(kept(state)(c.guard), { locator: c.locator, inLookup: true })
         }
-        return Effect.map(checkQuickly(state, page, ref, entry), (marked) =>
-          marked !== undefined
-            ? { locator: marked.locator, inLookup: false, readyToClick: markedReadyToClick(page, sessions.evaluateUtility, marked.key) }
-            : undefined)
+        return Effect.map(checkQuickly(state, page, ref, entry), (locator) => locator !== undefined ? { locator, inLookup: false } : undefined)
       })
 
     /** A ref found again by role and name, pinned to the node that was checked. */
@@ -407,7 +392,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
         const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
-        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, readyToClick: quick.readyToClick }
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -449,7 +434,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
           const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
-          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, readyToClick: quick.readyToClick }
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

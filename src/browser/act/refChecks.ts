@@ -1,9 +1,6 @@
 import { Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
 import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
-import { withTimeout } from "../pages/promises.js"
-import { readinessExpression } from "./clickReady.js"
-import type { ReadyToClick } from "./target.js"
 import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
 // Checking an AI ref in one raw page call, where the usual way (refGuards.ts) takes several of the
@@ -269,40 +266,19 @@ export const registerRefEngine = (context: BrowserContext): Promise<boolean> => 
     .then(() => true, () => false)
 }
 
-/**
- * The locator that checks and guards an AI ref's element as the action looks for it; its guard; and the
- * click check (clickReady.ts) of that element, which checks and guards it first when the lookup has not.
- */
+/** The locator that checks and guards an AI ref's element as the action looks for it; and its guard. */
 export const checkingLocator = (
   page: Page,
   ref: string,
-  entry: { readonly aria: string; readonly role: string; readonly name: string },
-  utility: MainWorld
-): { readonly locator: ReturnType<Page["locator"]>; readonly guard: Guarded; readonly readyToClick: ReadyToClick } => {
+  entry: { readonly aria: string; readonly role: string; readonly name: string }
+): { readonly locator: ReturnType<Page["locator"]>; readonly guard: Guarded } => {
   const guardKey = newGuardKey()
   const arg: CheckArgs = { key: STATE_KEY, aria: entry.aria, role: entry.role, name: entry.name, guardKey }
-  const body = encodeURIComponent(JSON.stringify(arg))
-  // The engine's own lookup: the element it answers, or null where it would fail the action.
-  const found = `(() => { try { return (${ENGINE_SOURCE}).query(null, ${JSON.stringify(body)}) } catch { return null } })()`
   return {
-    locator: page.locator(`${REF_ENGINE}=${body}`),
-    guard: { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined },
-    readyToClick: clickCheck(page, utility, found)
+    locator: page.locator(`${REF_ENGINE}=${encodeURIComponent(JSON.stringify(arg))}`),
+    guard: { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined }
   }
 }
 
 /** The locator of an element a one-call check marked. */
 export const markedSelector = (guardKey: string) => `[${GUARD_ATTRIBUTE}="${guardKey}"]`
-
-/** The click check of the element a one-call check marked. */
-export const markedReadyToClick = (page: Page, utility: MainWorld, guardKey: string): ReadyToClick =>
-  clickCheck(page, utility, `document.querySelector(${JSON.stringify(markedSelector(guardKey))})`)
-
-/** The longest the click check may take before the click goes the library's way. */
-const READY_MS = 500
-
-const clickCheck = (page: Page, utility: MainWorld, find: string): ReadyToClick => (timeoutMs) => {
-  const call = utility(page, readinessExpression(find), { awaitPromise: true })
-  if (call === undefined) return Promise.resolve(false)
-  return withTimeout(call, Math.min(timeoutMs, READY_MS), "the click check").then((answer) => answer === "ready", () => false)
-}

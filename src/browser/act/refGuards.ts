@@ -1,6 +1,5 @@
 import { Effect } from "effect"
 import type { ElementHandle, Locator, Page } from "playwright-core"
-import type { EvaluateOptions } from "../pages/Playwright.js"
 import { errorText, withTimeout } from "../pages/promises.js"
 import { type GuardArgs, guardFound, releaseGuards, releaseGuardsNear } from "./refIdentity.js"
 
@@ -16,7 +15,7 @@ export const bounded = <A>(what: () => Promise<A>, ms: number) =>
   Effect.tryPromise({ try: () => withTimeout(what(), ms, "the page's answer"), catch: (e) => e })
 
 /** Runs an expression in a page's main world over CDP (PlaywrightSessions.evaluateMain); undefined: not possible. */
-export type MainWorld = (page: Page, expression: string, options?: EvaluateOptions) => Promise<unknown> | undefined
+export type MainWorld = (page: Page, expression: string) => Promise<unknown> | undefined
 
 /** Where guards of the top document live: the page's main world, or the library's utility world (refChecks.ts). */
 export interface GuardWorlds {

@@ -9,9 +9,4 @@ export interface ActionTarget {
   readonly description: string
   /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
   readonly ref: string
-  /** Whether the element may be clicked without the library's waits (clickReady.ts); absent: it may not. */
-  readonly readyToClick?: ReadyToClick | undefined
 }
-
-/** Whether the element may be clicked at once (clickReady.ts): false whenever that is not known in time. */
-export type ReadyToClick = (timeoutMs: number) => Promise<boolean>

@@ -5,9 +5,9 @@ import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
+import type { CdpTransport } from "../relay/inProcess.js"
 import { LocalRelay } from "../relay/LocalRelay.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
-import { connectThrough } from "./connectThrough.js"
 import { openPageSession, type PageInfo } from "./pageSession.js"
 import { makeRoundTrips } from "./roundTrips.js"
 import { errorText, withTimeout } from "./promises.js"
@@ -32,12 +32,6 @@ export interface PlaywrightOptions {
   readonly attachWaitMs?: number
 }
 
-/** How svc's own evaluate calls answer. */
-export interface EvaluateOptions {
-  /** Answer with what the promise the expression gives settles to (the call waits for it). */
-  readonly awaitPromise?: boolean | undefined
-}
-
 /** Timings of the last connect and page lookup of a profile, for status and benchmarks. */
 export interface PlaywrightTimings {
   readonly connectMs: number | undefined
@@ -54,6 +48,26 @@ const endpointUrl = (raw: string): { readonly href: string; readonly headers: Re
   } catch {
     return { href: raw, headers: {} }
   }
+}
+
+/**
+ * The library connected over a transport of ours (the relay in this process): it takes one at run time (its
+ * ConnectionTransport) though its types name only URLs. It then takes the browser for one on this machine and
+ * would hand an upload's paths to the browser to read; the relay's browser (an extension's debugger) may not
+ * read local files, so files go as their contents, as over the relay's websocket. Undefined when this
+ * version of the library does not let that be said.
+ */
+const connectThrough = async (lib: PlaywrightModule, transport: CdpTransport, timeout: number): Promise<Browser | undefined> => {
+  const connectOver = lib.chromium.connectOverCDP.bind(lib.chromium) as unknown as (t: CdpTransport, o: object) => Promise<Browser>
+  const browser = await connectOver(transport, { timeout })
+  const toImpl = (browser as unknown as { _connection?: { toImpl?: (x: unknown) => unknown } })._connection?.toImpl
+  const impl = toImpl?.(browser) as { _isBrowserCollocatedWithServer?: boolean } | undefined
+  if (impl?._isBrowserCollocatedWithServer === undefined) {
+    await browser.close().catch(() => undefined)
+    return undefined
+  }
+  impl._isBrowserCollocatedWithServer = false
+  return browser
 }
 
 declare const __filename: string | undefined
@@ -539,17 +553,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       return found === "absent" ? undefined : found
     }
 
-    /**
-     * `expression` by value over the page's own session, in world `contextId` (default: the main world);
-     * `awaitPromise`: the value a promise it gives settles to.
-     */
-    const evaluateOn = (page: Page, info: PageInfo, expression: string, contextId?: number, options?: EvaluateOptions): Promise<unknown> =>
-      trips.sent(page, info.session.send("Runtime.evaluate", {
-        expression,
-        returnByValue: true,
-        ...(contextId !== undefined ? { contextId } : {}),
-        ...(options?.awaitPromise === true ? { awaitPromise: true } : {})
-      }))
+    /** `expression` by value over the page's own session, in world `contextId` (default: the main world). */
+    const evaluateOn = (page: Page, info: PageInfo, expression: string, contextId?: number): Promise<unknown> =>
+      trips.sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true, ...(contextId !== undefined ? { contextId } : {}) }))
         .then((r) => {
           if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
           return r.result.value as unknown
@@ -560,20 +566,18 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
      * of a millisecond, where the library's evaluate takes a few. Undefined when the page has no such session
      * (the caller then uses the library); rejects with the page's exception.
      */
-    const evaluateMain = (page: Page, expression: string, options?: EvaluateOptions): Promise<unknown> | undefined => {
+    const evaluateMain = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
-      return info === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, undefined, options)
+      return info === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression)
     }
 
     /**
      * The same in the library's utility world of the main frame's document (where its AI snapshots run and
      * mark each element with its ref). Undefined when that world is not known (yet).
      */
-    const evaluateUtility = (page: Page, expression: string, options?: EvaluateOptions): Promise<unknown> | undefined => {
+    const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
-      return info === undefined || info.utility === undefined || page.isClosed()
-        ? undefined
-        : evaluateOn(page, info, expression, info.utility, options)
+      return info === undefined || info.utility === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, info.utility)
     }
 
     /**
