@@ -38,6 +38,20 @@ const deep = `<!doctype html><title>Deep</title><h1>Docs</h1>
 <nav aria-label="Contents">${nest(12, `<a href="#deepest">Deepest section</a>`)}</nav>
 <main>${nest(5, `<button type="button">Deep button</button>`)}</main>`
 
+// A page that hides its password fields' values from scripts of its own world (the getter answers ""); the
+// value itself stays in the field, and the accessibility tree has it.
+const HIDDEN_SECRET = "hidden-Sekrit-7"
+const hostile = `<!doctype html><title>Hostile</title>
+<label>Secret <input type="password" id="hp"></label>
+<script>
+  const real = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")
+  Object.defineProperty(HTMLInputElement.prototype, "value", {
+    get() { return this.type === "password" ? "" : real.get.call(this) },
+    set(v) { real.set.call(this, v) },
+    configurable: true
+  })
+</script>`
+
 const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
 
 describe("snapshots show the state of controls", () => {
@@ -50,7 +64,7 @@ describe("snapshots show the state of controls", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/deep": deep })
+    pages = await servePages({ "/form": form, "/deep": deep, "/hostile": hostile })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/form"))
   })
@@ -146,5 +160,16 @@ describe("snapshots show the state of controls", () => {
     const notice = cut.trimEnd().split("\n").pop()!
     expect(notice).toMatch(/truncated at the 60-character limit: \d+ more line\(s\) not shown, \d+ of them interactive/)
     expect(notice).not.toMatch(/--efficient|--interactive/)
+  })
+
+  it("a page that hides a password's value from its own scripts still has it masked in every mode", async () => {
+    await svcOk("browser", "navigate", pages.url("/hostile"))
+    const before = await svcOk("browser", "snapshot")
+    await svcOk("browser", "type", refOf(before, /textbox "Secret"/), HIDDEN_SECRET)
+    for (const mode of [[], ["--interactive"], ["--efficient"], ["--format", "role"]]) {
+      const snap = await svcOk("browser", "snapshot", ...mode)
+      expect(lineOf(snap, /textbox "Secret"/), `mode ${mode.join(" ") || "ai"}:\n${snap}`).toMatch(/: ••••••••$/)
+      expect(snap).not.toContain(HIDDEN_SECRET)
+    }
   })
 })

@@ -124,24 +124,43 @@ type FrameControls = Omit<PageControls, "unread">
 
 const READ_TIMEOUT_MS = 5_000
 
-/** One frame's controls, or undefined when it cannot be read (detached, navigating, blocked). */
-const readFrame = (frame: Frame): Promise<FrameControls | undefined> => {
+/** `read`'s answer, or undefined when it fails or takes longer than READ_TIMEOUT_MS. */
+const bounded = (read: Promise<FrameControls | undefined>): Promise<FrameControls | undefined> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), READ_TIMEOUT_MS)
   })
-  const read = (frame.evaluate(READ_CONTROLS) as Promise<FrameControls>).catch(() => undefined)
-  return Promise.race([read, timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([read.catch(() => undefined), timeout]).finally(() => clearTimeout(timer))
 }
+
+/** One frame's controls through the library, or undefined when it cannot be read (detached, navigating, blocked). */
+const readFrame = (frame: Frame): Promise<FrameControls | undefined> => bounded(frame.evaluate(READ_CONTROLS) as Promise<FrameControls>)
+
+/**
+ * The main frame's controls, read in the library's utility world over svc's own session when that world is
+ * known: the library's evaluate in the main world first sets up its own helpers in each new document, which
+ * cost the first snapshot of a page about 8 ms. The DOM is the same in both worlds, and the page's scripts
+ * cannot reach into that one. When the world is not known, or the call fails (the document was just
+ * replaced), the library reads it as before.
+ */
+const readMainFrame = (page: Page, utility: WorldEvaluate | undefined): Promise<FrameControls | undefined> => {
+  const direct = utility?.(page, READ_CONTROLS)
+  if (direct === undefined) return readFrame(page.mainFrame())
+  return bounded((direct as Promise<FrameControls>).catch(() => readFrame(page.mainFrame())))
+}
+
+/** An evaluation in the library's utility world of the page's main frame; undefined when it cannot be made now. */
+export type WorldEvaluate = (page: Page, expression: string) => Promise<unknown> | undefined
 
 /**
  * The controls of every frame of the page, read at once (plain promises: this runs beside every snapshot,
  * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
  * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
  */
-export const readPageControls = (page: Page): Effect.Effect<PageControls> =>
+export const readPageControls = (page: Page, utility?: WorldEvaluate): Effect.Effect<PageControls> =>
   Effect.promise(async () => {
-    const results = await Promise.all(page.frames().map(readFrame))
+    const main = page.mainFrame()
+    const results = await Promise.all(page.frames().map((f) => f === main ? readMainFrame(page, utility) : readFrame(f)))
     const passwords: Array<string> = []
     const disclosures: Array<Disclosure> = []
     const editables: Array<Editable> = []
