@@ -14,7 +14,10 @@ export const RESOLVE_MS = 2_000
 export const bounded = <A>(what: () => Promise<A>, ms: number) =>
   Effect.tryPromise({ try: () => withTimeout(what(), ms, "the page's answer"), catch: (e) => e })
 
-/** Runs an expression in a page's main world over CDP (PlaywrightSessions.evaluateMain); undefined: not possible. */
+/**
+ * Runs an expression in one of a page's worlds over svc's own CDP session (PlaywrightSessions.evaluateMain, or
+ * evaluateUtility for the library's utility world); undefined: not possible now.
+ */
 export type MainWorld = (page: Page, expression: string) => Promise<unknown> | undefined
 
 /** Where guards of the top document live: the page's main world, or the library's utility world (refChecks.ts). */

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { Frame, Page } from "playwright-core"
+import type { MainWorld } from "../act/refGuards.js"
 
 // What playwright's ARIA text does not say about a page's controls, read from the page in one evaluation
 // per frame (all frames at once, beside the snapshot itself): which values are passwords, which controls
@@ -138,26 +139,23 @@ const readFrame = (frame: Frame): Promise<FrameControls | undefined> => bounded(
 
 /**
  * The main frame's controls, read in the library's utility world over svc's own session when that world is
- * known: the library's evaluate in the main world first sets up its own helpers in each new document, which
- * cost the first snapshot of a page about 8 ms. The DOM is the same in both worlds, and the page's scripts
+ * known: the library's evaluate in the main world first sets up its own helpers in each new document (about
+ * 4 ms of the first snapshot of a page). The DOM is the same in both worlds, and the page's scripts
  * cannot reach into that one. When the world is not known, or the call fails (the document was just
  * replaced), the library reads it as before.
  */
-const readMainFrame = (page: Page, utility: WorldEvaluate | undefined): Promise<FrameControls | undefined> => {
+const readMainFrame = (page: Page, utility: MainWorld | undefined): Promise<FrameControls | undefined> => {
   const direct = utility?.(page, READ_CONTROLS)
   if (direct === undefined) return readFrame(page.mainFrame())
   return bounded((direct as Promise<FrameControls>).catch(() => readFrame(page.mainFrame())))
 }
-
-/** An evaluation in the library's utility world of the page's main frame; undefined when it cannot be made now. */
-export type WorldEvaluate = (page: Page, expression: string) => Promise<unknown> | undefined
 
 /**
  * The controls of every frame of the page, read at once (plain promises: this runs beside every snapshot,
  * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
  * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
  */
-export const readPageControls = (page: Page, utility?: WorldEvaluate): Effect.Effect<PageControls> =>
+export const readPageControls = (page: Page, utility?: MainWorld): Effect.Effect<PageControls> =>
   Effect.promise(async () => {
     const main = page.mainFrame()
     const results = await Promise.all(page.frames().map((f) => f === main ? readMainFrame(page, utility) : readFrame(f)))

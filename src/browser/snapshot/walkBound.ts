@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core"
+import type { MainWorld } from "../act/refGuards.js"
 import { INTERACTIVE_ROLES } from "./RenderedSnapshot.js"
 import { armWalkBound, BOUND_KEY, type BoundAnswer, type BoundArgs, releaseWalkBound } from "./walkEnd.js"
 
@@ -81,13 +82,11 @@ const controlChars = (raw: string): number => {
   return chars
 }
 
-type UtilityEval = (page: Page, expression: string) => Promise<unknown> | undefined
-
 /**
  * Arms the switch as `args` say (an arming of its own id); the world's answer (undefined without a world, or
  * if it fails), and the release that says whether the walk reached the end (`chars`: the read's length to learn from).
  */
-const arm = (page: Page, evaluateUtility: UtilityEval, args: Omit<Parameters<typeof armExpression>[0], "id">) => {
+const arm = (page: Page, evaluateUtility: MainWorld, args: Omit<Parameters<typeof armExpression>[0], "id">) => {
   const id = ++armings
   const answer = evaluateUtility(page, armExpression({ ...args, id }))?.then((a) => a as BoundAnswer, () => undefined)
   const release = (chars: number) =>
@@ -98,7 +97,7 @@ const arm = (page: Page, evaluateUtility: UtilityEval, args: Omit<Parameters<typ
 /** One read with the switch armed as `args` say (see readBounded); the answer is undefined when not bounded. */
 const readOnce = async (
   page: Page,
-  evaluateUtility: UtilityEval,
+  evaluateUtility: MainWorld,
   args: Omit<Parameters<typeof armExpression>[0], "id">,
   read: () => Promise<string>,
   learn: (raw: string) => number
@@ -126,7 +125,7 @@ const readOnce = async (
  */
 export const readBounded = async (
   page: Page,
-  evaluateUtility: UtilityEval,
+  evaluateUtility: MainWorld,
   limit: number,
   read: () => Promise<string>,
   kind: "text" | "controls" = "text"
@@ -150,7 +149,7 @@ export const readBounded = async (
  * Takes `read` with the walk ended where the document's last bounded read ended (a second read of the same
  * part of the page: a role snapshot's refs get their identities from it), or whole when that end is gone.
  */
-export const readToSameEnd = async (page: Page, evaluateUtility: UtilityEval, read: () => Promise<string>): Promise<string> =>
+export const readToSameEnd = async (page: Page, evaluateUtility: MainWorld, read: () => Promise<string>): Promise<string> =>
   (await readOnce(page, evaluateUtility, { limit: 0, firstRoom: 0, knownRoom: 0, controls: false, sameEnd: true }, read, () => 0)).raw
 
 /**
@@ -159,7 +158,7 @@ export const readToSameEnd = async (page: Page, evaluateUtility: UtilityEval, re
  */
 export const readBoundedOnly = async (
   page: Page,
-  evaluateUtility: UtilityEval,
+  evaluateUtility: MainWorld,
   limit: number,
   read: () => Promise<string>
 ): Promise<string | undefined> => {

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { prepareRefChecks } from "../act/refChecks.js"
+import type { MainWorld } from "../act/refGuards.js"
 import type { Page } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { DEFAULT_LIMIT } from "./SnapshotOptions.js"
@@ -23,7 +24,7 @@ export const MAX_WARM_FRAMES = 8
 /** Readies one tab's documents as they come (see above). */
 export const warmUpPage = (
   page: Page,
-  evaluateUtility: (page: Page, expression: string) => Promise<unknown> | undefined
+  evaluateUtility: MainWorld
 ): void => {
   let frames = 0
   page.on("framenavigated", (frame) => {
@@ -64,7 +65,7 @@ const SIZE = "document.getElementsByTagName(\"*\").length"
 /** After a navigation svc made: the document's first AI read, once the tab has been left alone. */
 export const readAheadAfterNavigation = (
   turns: TabTurns,
-  evaluateUtility: (page: Page, expression: string) => Promise<unknown> | undefined,
+  evaluateUtility: MainWorld,
   tab: { readonly profile: string; readonly targetId: string },
   page: Page
 ): Effect.Effect<void> =>
