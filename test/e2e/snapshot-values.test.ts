@@ -40,10 +40,7 @@ const deep = `<!doctype html><title>Deep</title><h1>Docs</h1>
 
 // A page that hides its password fields' values from scripts of its own world (the getter answers ""); the
 // value itself stays in the field, and the accessibility tree has it.
-const HIDDEN_SECRET = "hidden-Sekrit-7"
-const hostile = `<!doctype html><title>Hostile</title>
-<label>Secret <input type="password" id="hp"></label>
-<script>
+const HIDE_PASSWORDS = `<script>
   const real = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")
   Object.defineProperty(HTMLInputElement.prototype, "value", {
     get() { return this.type === "password" ? "" : real.get.call(this) },
@@ -51,6 +48,20 @@ const hostile = `<!doctype html><title>Hostile</title>
     configurable: true
   })
 </script>`
+const HIDDEN_SECRET = "hidden-Sekrit-7"
+const hostile = `<!doctype html><title>Hostile</title>
+<label>Secret <input type="password" id="hp"></label>
+${HIDE_PASSWORDS}`
+
+// The same, inside an iframe of a page that does nothing of the kind.
+const FRAME_HIDDEN_SECRET = "framed-Sekrit-9"
+const hostileFrameDoc = `<label>Framed secret <input type="password" id="fhp"></label>
+${HIDE_PASSWORDS}`
+const hostileFrame = `<!doctype html><title>Hostile frame</title><h1>Outer</h1>
+<iframe title="inner" src="/hostile-frame-doc"></iframe>`
+// ...and inside an iframe of another site (localhost beside 127.0.0.1), which Chromium runs in a process of its own.
+const hostileOtherSite = `<!doctype html><title>Hostile other site</title><h1>Outer</h1><iframe title="inner" id="inner"></iframe>
+<script>document.getElementById("inner").src = location.protocol + "//localhost:" + location.port + "/hostile-frame-doc"</script>`
 
 const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
 
@@ -64,7 +75,14 @@ describe("snapshots show the state of controls", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/deep": deep, "/hostile": hostile })
+    pages = await servePages({
+      "/form": form,
+      "/deep": deep,
+      "/hostile": hostile,
+      "/hostile-frame": hostileFrame,
+      "/hostile-frame-doc": hostileFrameDoc,
+      "/hostile-other-site": hostileOtherSite
+    })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/form"))
   })
@@ -170,6 +188,28 @@ describe("snapshots show the state of controls", () => {
       const snap = await svcOk("browser", "snapshot", ...mode)
       expect(lineOf(snap, /textbox "Secret"/), `mode ${mode.join(" ") || "ai"}:\n${snap}`).toMatch(/: ••••••••$/)
       expect(snap).not.toContain(HIDDEN_SECRET)
+    }
+  })
+
+  it("an iframe, of the same site or of another, that hides a password's value from its own scripts still has it masked", async () => {
+    for (const page of ["/hostile-frame", "/hostile-other-site"]) {
+      await svcOk("browser", "navigate", pages.url(page))
+      // The other site's frame loads after its page (its address is set by a script): until it shows.
+      let before = await svcOk("browser", "snapshot")
+      for (let i = 0; i < 50 && !/textbox "Framed secret"/.test(before); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        before = await svcOk("browser", "snapshot")
+      }
+      await svcOk("browser", "type", refOf(before, /textbox "Framed secret"/), FRAME_HIDDEN_SECRET)
+      // The AI snapshot shows the iframe's controls, and a role snapshot of the frame does.
+      for (const mode of [[], ["--frame", "iframe[title=inner]"], ["--frame", "iframe[title=inner]", "--interactive"]]) {
+        const snap = await svcOk("browser", "snapshot", ...mode)
+        expect(lineOf(snap, /textbox "Framed secret"/), `${page}, mode ${mode.join(" ") || "ai"}:\n${snap}`).toMatch(/: ••••••••$/)
+        expect(snap).not.toContain(FRAME_HIDDEN_SECRET)
+      }
+      for (const mode of [["--interactive"], ["--efficient"], ["--format", "role"], ["--format", "aria"]]) {
+        expect(await svcOk("browser", "snapshot", ...mode), `${page}, mode ${mode.join(" ")}`).not.toContain(FRAME_HIDDEN_SECRET)
+      }
     }
   })
 })

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { Frame, Page } from "playwright-core"
 import type { MainWorld } from "../act/refGuards.js"
+import type { FrameWorldRead } from "../pages/frameWorld.js"
 
 // What playwright's ARIA text does not say about a page's controls, read from the page in one evaluation
 // per frame (all frames at once, beside the snapshot itself): which values are passwords, which controls
@@ -90,13 +91,38 @@ export const READ_CONTROLS = `(() => {
   }
   const passwords = [], disclosures = [], editables = [], plainEditables = [], summaries = []
   const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0
-  // Targeted queries per tree (the document, then each open shadow root): cheaper than testing every element.
-  const roots = [document]
-  for (let k = 0; k < roots.length; k++) {
-    for (const el of roots[k].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot)
+  // Targeted queries per tree (a document, then each open shadow root): cheaper than testing every element.
+  const treesOf = (doc) => {
+    const trees = [doc]
+    for (let k = 0; k < trees.length; k++) {
+      for (const el of trees[k].querySelectorAll("*")) if (el.shadowRoot) trees.push(el.shadowRoot)
+    }
+    return trees
   }
+  const passwordsIn = (trees) => {
+    for (const root of trees) {
+      for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
+    }
+  }
+  // The passwords of every frame this world can reach as well: read from here, a frame's own scripts
+  // cannot hide them (as they can from a read in that frame's main world). Unreachable frames give null.
+  const framesIn = (trees, depth) => {
+    if (depth > 8) return
+    for (const root of trees) {
+      for (const el of root.querySelectorAll("iframe, frame")) {
+        let doc = null
+        try { doc = el.contentDocument } catch {}
+        if (!doc) continue
+        const inner = treesOf(doc)
+        passwordsIn(inner)
+        framesIn(inner, depth + 1)
+      }
+    }
+  }
+  const roots = treesOf(document)
+  passwordsIn(roots)
+  framesIn(roots, 1)
   for (const root of roots) {
-    for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
     for (const el of root.querySelectorAll("[aria-expanded]")) {
       const role = roleOf(el)
       disclosures.push({ role, name: nameOf(el, role), expanded: el.getAttribute("aria-expanded") === "true" })
@@ -138,6 +164,17 @@ const bounded = (read: Promise<FrameControls | undefined>): Promise<FrameControl
 const readFrame = (frame: Frame): Promise<FrameControls | undefined> => bounded(frame.evaluate(READ_CONTROLS) as Promise<FrameControls>)
 
 /**
+ * An iframe's controls: an out-of-process one's in a world of svc's own (frameWorld.ts), where its scripts
+ * cannot hide a password's value; any other through the library (its passwords are read from its page's
+ * world as well, which reaches it: see READ_CONTROLS).
+ */
+const readChildFrame = (frame: Frame, isolated: FrameWorldRead | undefined): Promise<FrameControls | undefined> =>
+  bounded((async () => {
+    const own = await isolated?.(frame, READ_CONTROLS).catch(() => undefined)
+    return own !== undefined ? own.value as FrameControls : await (frame.evaluate(READ_CONTROLS) as Promise<FrameControls>)
+  })())
+
+/**
  * The main frame's controls, read in the library's utility world over svc's own session when that world is
  * known: the library's evaluate in the main world first sets up its own helpers in each new document (about
  * 4 ms of the first snapshot of a page). The DOM is the same in both worlds, and the page's scripts
@@ -155,10 +192,12 @@ const readMainFrame = (page: Page, utility: MainWorld | undefined): Promise<Fram
  * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
  * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
  */
-export const readPageControls = (page: Page, utility?: MainWorld): Effect.Effect<PageControls> =>
+export const readPageControls = (page: Page, utility?: MainWorld, isolated?: FrameWorldRead): Effect.Effect<PageControls> =>
   Effect.promise(async () => {
     const main = page.mainFrame()
-    const results = await Promise.all(page.frames().map((f) => f === main ? readMainFrame(page, utility) : readFrame(f)))
+    const results = await Promise.all(
+      page.frames().map((f) => f === main ? readMainFrame(page, utility) : readChildFrame(f, isolated))
+    )
     const passwords: Array<string> = []
     const disclosures: Array<Disclosure> = []
     const editables: Array<Editable> = []

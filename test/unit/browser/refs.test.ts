@@ -153,6 +153,7 @@ const setup = () => {
       knownPage: () => undefined,
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
+      evaluateInFrameWorld: () => Promise.resolve(undefined),
       sendMark: () => 0,
       barrier: () => Promise.resolve(),
       openedBy: () => undefined,

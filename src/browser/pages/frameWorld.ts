@@ -1,0 +1,73 @@
+import type { CDPSession, Frame } from "playwright-core"
+
+// An iframe of another site runs in a process of its own (an out-of-process iframe): its page's documents
+// cannot reach it, and the library reads it in the frame's main world, where the frame's own scripts can
+// change what a read sees (a getter that hides a password's value, for one). svc reads such a frame in a
+// world of its own instead: an isolated world made in the frame over a CDP session on the frame's target,
+// with the DOM's own prototypes, out of the frame's scripts' reach. One session and one world per frame
+// and document, kept while the frame shows that document.
+
+/** The isolated world's name (one per frame document; the name only labels it in DevTools). */
+const WORLD_NAME = "__svc_isolated_read"
+
+interface FrameWorld {
+  readonly url: string
+  /** The world's execution context; undefined: the frame is not out of process (read it another way). */
+  readonly context: Promise<{ readonly session: CDPSession; readonly contextId: number } | undefined>
+}
+
+/** A value read by `expression` in the frame's own isolated world; undefined: no such world (the caller reads the frame another way). */
+export type FrameWorldRead = (frame: Frame, expression: string) => Promise<{ readonly value: unknown } | undefined>
+
+const openWorld = async (frame: Frame): Promise<{ readonly session: CDPSession; readonly contextId: number } | undefined> => {
+  let session: CDPSession
+  try {
+    // The library refuses a session on a frame that shares its parent's process: those are read from the page.
+    session = await frame.page().context().newCDPSession(frame)
+  } catch {
+    return undefined
+  }
+  try {
+    const { targetInfo } = await session.send("Target.getTargetInfo")
+    const { executionContextId } = await session.send("Page.createIsolatedWorld", {
+      frameId: targetInfo.targetId,
+      worldName: WORLD_NAME,
+      grantUniveralAccess: true
+    })
+    return { session, contextId: executionContextId }
+  } catch {
+    void session.detach().catch(() => undefined)
+    return undefined
+  }
+}
+
+export const makeFrameWorlds = (): FrameWorldRead => {
+  const worlds = new WeakMap<Frame, FrameWorld>()
+
+  const worldOf = (frame: Frame): FrameWorld => {
+    const url = frame.url()
+    const known = worlds.get(frame)
+    if (known !== undefined && known.url === url) return known
+    if (known !== undefined) void known.context.then((c) => c?.session.detach()).catch(() => undefined)
+    const world: FrameWorld = { url, context: openWorld(frame) }
+    worlds.set(frame, world)
+    return world
+  }
+
+  return async (frame, expression) => {
+    if (frame.isDetached() || frame.parentFrame() === null) return undefined
+    const world = worldOf(frame)
+    const context = await world.context
+    if (context === undefined) return undefined
+    try {
+      const r = await context.session.send("Runtime.evaluate", { expression, contextId: context.contextId, returnByValue: true })
+      if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.text)
+      return { value: r.result.value }
+    } catch {
+      // The document went (its world with it), or the frame: a world is made anew for the next read.
+      if (worlds.get(frame) === world) worlds.delete(frame)
+      void context.session.detach().catch(() => undefined)
+      return undefined
+    }
+  }
+}
