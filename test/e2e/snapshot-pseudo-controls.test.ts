@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // Controls that playwright's ARIA roles call generic: a plain contenteditable (no role) and a <details>
@@ -30,11 +30,7 @@ const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find(
 describe("plain contenteditables and details summaries are controls in every snapshot mode", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
-  const svcOk = async (...args: Array<string>) => {
-    const r = await gw.svc(...args)
-    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
-    return r.stdout
-  }
+  const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
   const evaluate = async (fn: string) => JSON.parse(await svcOk("browser", "evaluate", "--json", "--fn", fn)).result
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // Snapshots show what the agent typed, checked, chose and expanded, in every mode, through the real path
@@ -68,11 +68,7 @@ const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find(
 describe("snapshots show the state of controls", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
-  const svcOk = async (...args: Array<string>) => {
-    const r = await gw.svc(...args)
-    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
-    return r.stdout
-  }
+  const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
 
   beforeAll(async () => {
     pages = await servePages({

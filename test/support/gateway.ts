@@ -143,6 +143,13 @@ export const startGateway = async (options: {
   }
 }
 
+/** `svc <args>` on the gateway, which must succeed: its stdout; a failure throws with the command and its stderr. */
+export const svcSucceeds = async (gw: Gateway, ...args: ReadonlyArray<string>): Promise<string> => {
+  const r = await gw.svc(...args)
+  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} exited ${r.code}: ${r.stderr}`)
+  return r.stdout
+}
+
 export interface RawResponse {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders

@@ -223,11 +223,16 @@ const makeActions = () => {
         ...(options.button !== undefined ? { button: options.button } : {}),
         ...(options.modifiers !== undefined ? { modifiers: [...options.modifiers] } : {})
       }
-      return steps.pointer((timeout) =>
+      const library = steps.pointer((timeout) =>
         options.double === true
           ? target.locator.dblclick({ ...pointer, timeout })
           : target.locator.click({ ...pointer, timeout })
       )
+      // A plain left click on a ref checked the fast way goes without the library's waits when that is safe.
+      const plain = options.double !== true && (options.button ?? "left") === "left" && (options.modifiers ?? []).length === 0
+      return plain && target.quickClick !== undefined
+        ? Effect.flatMap(timed("quick")(target.quickClick), (outcome) => outcome === "clicked" ? Effect.void : library)
+        : library
     })
 
   const type = (_page: Page, target: ActionTarget, text: string, options: TypeOptions = {}) =>

@@ -19,7 +19,8 @@ import {
 } from "./refGuards.js"
 import { type ChangeWatch, stopWatching, watchChanges } from "./changeWatch.js"
 import { deferPass, type DeferredPass } from "./deferredPass.js"
-import { checkingLocator, checkInOneCall, markedSelector, registerRefEngine } from "./refChecks.js"
+import { type CheckArgs, checkingLocator, checkInOneCall, markedSelector, REF_CHECKS_KEY, registerRefEngine } from "./refChecks.js"
+import { quickClick } from "./quickClick.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -84,6 +85,15 @@ export interface ResolvedRef {
    * unchecked did nothing, and the ref is then resolved again without `inLookup`.
    */
   readonly inLookup?: boolean
+  /** A plain click without the library's waits, where the check allows one (see ActionTarget). */
+  readonly quickClick?: Effect.Effect<"clicked" | "declined", BrowserUnavailable> | undefined
+}
+
+/** What a fast check of a ref gives: the locator, whether the check is still to run in its lookup, and a quick click. */
+interface QuickCheck {
+  readonly locator: Locator
+  readonly inLookup: boolean
+  readonly quickClick: Effect.Effect<"clicked" | "declined", BrowserUnavailable>
 }
 
 export { FRESH_SNAPSHOT_HINT, type ParsedRef, parseRef } from "./refParse.js"
@@ -268,17 +278,20 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     const stale = (ref: string, why: string) =>
       new Conflict({ message: `ref ${ref} cannot be used: ${why}. To act safely, ${FRESH_SNAPSHOT_HINT}.` })
 
+    /** A slow answer says nothing about the element: it is not reported as a changed page. */
+    const busy = (ref: string) =>
+      new BrowserUnavailable({
+        message: `ref ${ref} could not be checked: the page did not answer within ${RESOLVE_MS} ms (it is busy: a ` +
+          "long-running script or a very heavy page); nothing was done. Try again in a moment; if it stays busy, " +
+          "`svc browser errors` and `svc browser console` may say why"
+      })
+
     /** A page call of resolve failed: the tab closed, the page was too busy to answer, or the element is gone. */
     const pageGone = (page: Page, ref: string, e: unknown) =>
       page.isClosed()
         ? new Conflict({ message: `ref ${ref} cannot be used: the tab was closed. Open or pick a tab (\`svc browser tabs\`), then ${FRESH_SNAPSHOT_HINT}.` })
         : isTimeout(e)
-        // A slow answer says nothing about the element: it is not reported as a changed page.
-        ? new BrowserUnavailable({
-          message: `ref ${ref} could not be checked: the page did not answer within ${RESOLVE_MS} ms (it is busy: a ` +
-            "long-running script or a very heavy page); nothing was done. Try again in a moment; if it stays busy, " +
-            "`svc browser errors` and `svc browser console` may say why"
-        })
+        ? busy(ref)
         : stale(ref, `it no longer matches an element on the page (${errorText(e)}); the element was removed or re-rendered since the snapshot`)
 
     type Role = Parameters<Page["getByRole"]>[0]
@@ -345,7 +358,13 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         Effect.flatMap((r) =>
           r === undefined || r.guard === undefined
             ? Effect.succeed(undefined)
-            : Effect.as(kept(state)(r), page.locator(markedSelector(r.guard.key))))
+            : Effect.as(kept(state)(r), { locator: page.locator(markedSelector(r.guard.key)), quickClick: quick(page, ref, undefined, r.guard.key) }))
+      )
+
+    /** The quick click of a checked element (quickClick.ts): `check` still to run, or done and marked under `guardKey`. */
+    const quick = (page: Page, ref: string, check: CheckArgs | undefined, guardKey: string) =>
+      quickClick(page, { stateKey: REF_CHECKS_KEY, check, guardKey }, sessions.evaluateUtility, sessions.pageSession).pipe(
+        Effect.flatMap((outcome) => outcome === "busy" ? Effect.fail(busy(ref)) : Effect.succeed(outcome))
       )
 
     /**
@@ -360,12 +379,16 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       entry: { readonly aria: string; readonly role: string; readonly name: string },
       inLookup: boolean
     ) =>
-      Effect.suspend((): Effect.Effect<{ readonly locator: Locator; readonly inLookup: boolean } | undefined, Conflict | BrowserUnavailable> => {
+      Effect.suspend((): Effect.Effect<QuickCheck | undefined, Conflict | BrowserUnavailable> => {
         if (inLookup && engines.has(page.context())) {
           const c = checkingLocator(page, ref, entry)
-          return Effect.as(kept(state)(c.guard), { locator: c.locator, inLookup: true })
+          return Effect.as(kept(state)(c.guard), {
+            locator: c.locator,
+            inLookup: true,
+            quickClick: quick(page, ref, c.check, c.check.guardKey)
+          })
         }
-        return Effect.map(checkQuickly(state, page, ref, entry), (locator) => locator !== undefined ? { locator, inLookup: false } : undefined)
+        return Effect.map(checkQuickly(state, page, ref, entry), (r) => r !== undefined ? { ...r, inLookup: false } : undefined)
       })
 
     /** A ref found again by role and name, pinned to the node that was checked. */
@@ -392,7 +415,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
         const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
-        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -434,7 +457,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
           const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
-          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup }
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

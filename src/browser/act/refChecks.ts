@@ -18,6 +18,7 @@ import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
 /** The state's key on the utility world's global (not enumerable). */
 const STATE_KEY = "__svcRefChecks"
+export const REF_CHECKS_KEY = STATE_KEY
 
 /** The library's property for an element's ref, in its utility world (playwright-core 1.65). */
 const REF_PROPERTY = "_ariaRef"
@@ -271,12 +272,13 @@ export const checkingLocator = (
   page: Page,
   ref: string,
   entry: { readonly aria: string; readonly role: string; readonly name: string }
-): { readonly locator: ReturnType<Page["locator"]>; readonly guard: Guarded } => {
+): { readonly locator: ReturnType<Page["locator"]>; readonly guard: Guarded; readonly check: CheckArgs } => {
   const guardKey = newGuardKey()
   const arg: CheckArgs = { key: STATE_KEY, aria: entry.aria, role: entry.role, name: entry.name, guardKey }
   return {
     locator: page.locator(`${REF_ENGINE}=${encodeURIComponent(JSON.stringify(arg))}`),
-    guard: { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined }
+    guard: { guard: { key: guardKey, ref, page, handle: undefined, utility: true }, count: undefined },
+    check: arg
   }
 }
 

@@ -1,4 +1,6 @@
+import type { Effect } from "effect"
 import type { Locator } from "playwright-core"
+import type { BrowserUnavailable } from "../../domain/errors.js"
 
 // What every action acts on: a ref from a snapshot, already resolved by the Refs module.
 
@@ -9,4 +11,9 @@ export interface ActionTarget {
   readonly description: string
   /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
   readonly ref: string
+  /**
+   * A plain left click without the library's waits, where the ref's check allows one (quickClick.ts):
+   * "declined" when it did nothing, and the library is to click.
+   */
+  readonly quickClick?: Effect.Effect<"clicked" | "declined", BrowserUnavailable> | undefined
 }

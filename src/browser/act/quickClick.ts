@@ -1,0 +1,193 @@
+import { Effect } from "effect"
+import type { CDPSession, Page } from "playwright-core"
+import { isTimeout, withTimeout } from "../pages/promises.js"
+import type { CheckArgs } from "./refChecks.js"
+import { GUARD_ATTRIBUTE } from "./refIdentity.js"
+import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
+
+// A plain click on a checked ref without the library's waits (about 5 ms where the library's click takes
+// 30-40: it waits a frame or two for the element to be still, then makes a round trip per step). Only when
+// the click is plainly safe, decided in one call in the library's utility world, in the same page task that
+// checks the ref (refChecks.ts): the element is visible, enabled, not animating (nor any ancestor), its
+// centre is in the viewport, and the element is what the page has at that point. In that same task a hit
+// check is put on the page: when the click's first event would reach any other element (the page moved or
+// rebuilt something between the check and the events), it and the rest of the click are stopped before
+// the page sees them. The three mouse events then go in one burst over svc's own session. Anything else (a
+// hidden, disabled, covered, animating or off-screen element; a select, an option, a file input; events
+// stopped) declines, and the library clicks the usual way, with its waits; a page that does not answer
+// within RESOLVE_MS is reported busy, as a ref check is.
+
+
+/** Where the events should go; or why the quick way declines. */
+type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string }
+
+/** What the hit check saw of the events. */
+interface HitReport {
+  /** The click's events reached the element. */
+  readonly delivered: boolean
+  /** The click's events were stopped: its first one would have reached another element. */
+  readonly stopped: boolean
+}
+
+export interface QuickClickArgs {
+  /** The ref check's state key (refChecks.ts). */
+  readonly stateKey: string
+  /** The check to run first, when the element was not checked yet (the check as the action's lookup). */
+  readonly check: CheckArgs | undefined
+  /** The key the check guards and marks the element with (refIdentity.ts). */
+  readonly guardKey: string
+  readonly attribute: string
+  readonly hitKey: string
+}
+
+/** In the utility world (self-contained: its source is sent): the check above, and the hit check put on. */
+export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
+  interface El {
+    readonly localName: string
+    readonly type?: string
+    readonly parentNode: unknown
+    readonly shadowRoot: { elementFromPoint(x: number, y: number): El | null } | null
+    checkVisibility(options: object): boolean
+    matches(selector: string): boolean
+    closest(selector: string): unknown
+    contains(other: unknown): boolean
+    getClientRects(): ArrayLike<{ readonly left: number; readonly top: number; readonly width: number; readonly height: number }>
+  }
+  const g = globalThis as unknown as Record<string, unknown> & {
+    innerWidth: number
+    innerHeight: number
+    visualViewport: { readonly scale: number; readonly offsetLeft: number; readonly offsetTop: number } | null
+    document: {
+      querySelector(selector: string): El | null
+      elementFromPoint(x: number, y: number): El | null
+      getAnimations(): Array<{ readonly playState: string; readonly effect: { readonly target?: El | null } | null }>
+    }
+    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    setTimeout(f: () => void, ms: number): unknown
+    clearTimeout(timer: unknown): void
+  }
+  if (g[arg.guardKey] === undefined) {
+    const state = g[arg.stateKey] as { check(a: CheckArgs): string } | undefined
+    if (arg.check === undefined || state === undefined) return { why: "unchecked" }
+    const answer = state.check(arg.check)
+    if (answer !== "ok") return { why: answer }
+  }
+  const el = g.document.querySelector(`[${arg.attribute}="${arg.guardKey}"]`)
+  if (el === null) return { why: "gone" }
+  const kind = el.localName
+  if (kind === "select" || kind === "option" || (kind === "input" && String(el.type).toLowerCase() === "file")) return { why: "kind" }
+  if (!el.checkVisibility({ visibilityProperty: true })) return { why: "hidden" }
+  if (el.matches(":disabled") || el.closest("[aria-disabled=true]") !== null) return { why: "disabled" }
+  for (const a of g.document.getAnimations()) {
+    const target = a.effect?.target
+    if (a.playState === "running" && target !== undefined && target !== null && target.contains(el)) return { why: "animating" }
+  }
+  const vv = g.visualViewport
+  if (vv !== null && (vv.scale !== 1 || vv.offsetLeft !== 0 || vv.offsetTop !== 0)) return { why: "zoomed" }
+  const box = Array.from(el.getClientRects()).find((r) => r.width > 0 && r.height > 0)
+  if (box === undefined) return { why: "no box" }
+  const x = box.left + box.width / 2
+  const y = box.top + box.height / 2
+  if (x < 0 || y < 0 || x >= g.innerWidth || y >= g.innerHeight) return { why: "off screen" }
+  let hit = g.document.elementFromPoint(x, y)
+  while (hit !== null && hit.shadowRoot !== null) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y)
+    if (inner === null || inner === hit) break
+    hit = inner
+  }
+  let on = false
+  for (let n: unknown = hit; n !== null && n !== undefined; n = (n as El).parentNode ?? (n as { host?: unknown }).host) {
+    if (n === el) {
+      on = true
+      break
+    }
+  }
+  if (!on) return { why: "covered" }
+  // Decided by the first of the click's events, for all of them (as the library's own hit check does): a
+  // label's click goes on to its control, which may be elsewhere, and that is still this click.
+  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+  let delivered = false
+  let stopped = false
+  const listener = (event: unknown) => {
+    const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
+    if (!e.isTrusted) return
+    if (!delivered && !stopped) {
+      if (e.composedPath().includes(el)) delivered = true
+      else stopped = true
+    }
+    if (!stopped) return
+    e.stopImmediatePropagation()
+    e.preventDefault()
+  }
+  const release = (): HitReport => {
+    for (const t of types) g.removeEventListener(t, listener, true)
+    g.clearTimeout(timer)
+    if ((g[arg.hitKey] as { release?: unknown } | undefined)?.release === release) delete g[arg.hitKey]
+    return { delivered, stopped }
+  }
+  // A check whose click never reported back does not outlive it by much.
+  const timer = g.setTimeout(release, 10_000)
+  for (const t of types) g.addEventListener(t, listener, true)
+  Object.defineProperty(g, arg.hitKey, { value: { release }, configurable: true, enumerable: false, writable: true })
+  return { x, y }
+}
+
+const releaseExpression = (hitKey: string) =>
+  `globalThis[${JSON.stringify(hitKey)}]?.release() ?? { delivered: false, stopped: false, gone: true }`
+
+/** svc's own session on the page, to send its input on; undefined: none (the page is closing). */
+export type InputSession = (page: Page) => Promise<{ readonly session: Pick<CDPSession, "send"> } | undefined>
+
+/**
+ * The quick click of a checked ref: "clicked"; "declined" (nothing reached the page: the library clicks the
+ * usual way); or "busy": the page did not answer the call within RESOLVE_MS, as a ref check that waits that
+ * long (nothing was done).
+ */
+export const quickClick = (
+  page: Page,
+  args: Omit<QuickClickArgs, "hitKey" | "attribute">,
+  utility: MainWorld,
+  inputSession: InputSession
+): Effect.Effect<"clicked" | "declined" | "busy"> =>
+  Effect.gen(function*() {
+    const own = yield* Effect.promise(() => inputSession(page).catch(() => undefined))
+    if (own === undefined) return "declined" as const
+    const hitKey = `__svcHit_${Math.random().toString(36).slice(2)}`
+    const full: QuickClickArgs = { ...args, hitKey, attribute: GUARD_ATTRIBUTE }
+    const release = () => utility(page, releaseExpression(hitKey)) as Promise<HitReport & { readonly gone?: boolean }> | undefined
+    const call = utility(page, `(${prepareQuickClick.toString()})(${JSON.stringify(full)})`)
+    if (call === undefined) return "declined" as const
+    const answer = yield* Effect.promise(() =>
+      withTimeout(call as Promise<QuickAnswer>, RESOLVE_MS, "the page's answer").then(
+        (a): QuickAnswer | "busy" | undefined => a,
+        (e: unknown) => isTimeout(e) ? "busy" as const : undefined
+      )
+    )
+    if (answer === "busy") {
+      // Should the call still run later, its hit check goes at once after it.
+      void release()?.catch(() => undefined)
+      return "busy" as const
+    }
+    if (answer === undefined) return "declined" as const
+    if ("why" in answer) return "declined" as const
+    const at = { x: answer.x, y: answer.y }
+    // One burst: the browser keeps their order, and the press does not wait for the move's frame.
+    const mouse = (params: Record<string, unknown>) =>
+      own.session.send("Input.dispatchMouseEvent", params as never).then(() => true, () => false)
+    const sent = yield* Effect.promise(() =>
+      Promise.all([
+        mouse({ type: "mouseMoved", ...at }),
+        mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
+        mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
+      ])
+    )
+    const report = yield* Effect.promise(() => release()?.catch(() => undefined) ?? Promise.resolve(undefined))
+    if (report === undefined || report.gone === true) {
+      // The document went away under the click (a navigation it started, most likely): it was clicked if
+      // the press went out.
+      return sent[1] === true ? "clicked" as const : "declined" as const
+    }
+    // Stopped, or not seen at all (another of svc's checks stopped them: the library's click then says why).
+    return report.delivered ? "clicked" as const : "declined" as const
+  })
