@@ -68,10 +68,15 @@ const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find(
 describe("snapshots show the state of controls", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
+  /** The hostile frame's document on another port: another origin of the same site, in the same process. */
+  let otherOrigin: Awaited<ReturnType<typeof servePages>>
   const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
 
   beforeAll(async () => {
+    otherOrigin = await servePages({ "/hostile-frame-doc": hostileFrameDoc })
     pages = await servePages({
+      "/hostile-other-origin": `<!doctype html><title>Hostile other origin</title><h1>Outer</h1>
+<iframe title="inner" src="${otherOrigin.url("/hostile-frame-doc")}"></iframe>`,
       "/form": form,
       "/deep": deep,
       "/hostile": hostile,
@@ -85,6 +90,7 @@ describe("snapshots show the state of controls", () => {
   afterAll(async () => {
     await gw?.stop()
     await pages?.close()
+    await otherOrigin?.close()
   })
 
   it("after typing, checking, choosing and expanding, every mode shows the values; no mode shows a password", async () => {
@@ -187,8 +193,8 @@ describe("snapshots show the state of controls", () => {
     }
   })
 
-  it("an iframe, of the same site or of another, that hides a password's value from its own scripts still has it masked", async () => {
-    for (const page of ["/hostile-frame", "/hostile-other-site"]) {
+  it("an iframe, of the same origin, of another origin or of another site, that hides a password's value from its own scripts still has it masked", async () => {
+    for (const page of ["/hostile-frame", "/hostile-other-origin", "/hostile-other-site"]) {
       await svcOk("browser", "navigate", pages.url(page))
       // The other site's frame loads after its page (its address is set by a script): until it shows.
       let before = await svcOk("browser", "snapshot")

@@ -7,7 +7,7 @@ import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
 import type { CdpTransport } from "../relay/inProcess.js"
 import { LocalRelay } from "../relay/LocalRelay.js"
-import { makeFrameWorlds } from "./frameWorld.js"
+import { makeFrameWorlds, makeLocalFrameWorlds } from "./frameWorld.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
 import { openPageSession, type PageInfo } from "./pageSession.js"
 import { makeRoundTrips } from "./roundTrips.js"
@@ -576,8 +576,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
      * The same in the library's utility world of the main frame's document (where its AI snapshots run and
      * mark each element with its ref). Undefined when that world is not known (yet).
      */
-    /** `expression` by value in a world of svc's own in an out-of-process iframe (see frameWorld.ts). */
+    /** `expression` by value in a world of svc's own in an iframe (see frameWorld.ts): out of process, or in the page's. */
     const evaluateInFrameWorld = makeFrameWorlds()
+    const evaluateInLocalFrames = makeLocalFrameWorlds(describePage)
 
     const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
@@ -603,6 +604,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       evaluateMain,
       evaluateUtility,
       evaluateInFrameWorld,
+      evaluateInLocalFrames,
       sendMark: trips.sendMark,
       barrier,
       openedBy,

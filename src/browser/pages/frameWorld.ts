@@ -1,11 +1,12 @@
-import type { CDPSession, Frame } from "playwright-core"
+import type { CDPSession, Frame, Page } from "playwright-core"
 
-// An iframe of another site runs in a process of its own (an out-of-process iframe): its page's documents
-// cannot reach it, and the library reads it in the frame's main world, where the frame's own scripts can
-// change what a read sees (a getter that hides a password's value, for one). svc reads such a frame in a
-// world of its own instead: an isolated world made in the frame over a CDP session on the frame's target,
-// with the DOM's own prototypes, out of the frame's scripts' reach. One session and one world per frame
-// and document, kept while the frame shows that document.
+// The library reads an iframe in the frame's main world, where the frame's own scripts can change what a
+// read sees (a getter that hides a password's value, for one). svc reads iframes in an isolated world
+// instead, with the DOM's own prototypes, out of the frame's scripts' reach. An iframe that shares its
+// page's process is read in the library's utility world of the frame, over the page's own session. An
+// iframe of another site runs in a process of its own (an out-of-process iframe), out of that session's
+// reach: svc makes a world of its own in it, over a CDP session on the frame's target, one per frame and
+// document, kept while the frame shows that document.
 
 /** The isolated world's name (one per frame document; the name only labels it in DevTools). */
 const WORLD_NAME = "__svc_isolated_read"
@@ -39,6 +40,31 @@ const openWorld = async (frame: Frame): Promise<{ readonly session: CDPSession; 
     void session.detach().catch(() => undefined)
     return undefined
   }
+}
+
+/**
+ * Values read by `expression` in each iframe that shares its page's process, in the library's utility world
+ * of the frame over the page's own session (the page's session reaches those frames; the library makes that
+ * world in every document): one per frame; frames that could not be read are left out.
+ */
+export type LocalFramesRead = (page: Page, expression: string) => Promise<ReadonlyArray<unknown>>
+
+/** Iframes in one page process: at most this many are read (a page of ad frames is not worth more). */
+const MAX_LOCAL_FRAMES = 50
+
+export const makeLocalFrameWorlds = (
+  pageSession: (page: Page) => Promise<{ readonly session: CDPSession; readonly frameUtilities: ReadonlyArray<readonly [string, number]> } | undefined>
+): LocalFramesRead =>
+async (page, expression) => {
+  const own = await pageSession(page).catch(() => undefined)
+  if (own === undefined) return []
+  const values = await Promise.all(own.frameUtilities.slice(0, MAX_LOCAL_FRAMES).map(([, contextId]) =>
+    own.session.send("Runtime.evaluate", { expression, contextId, returnByValue: true }).then(
+      (r) => (r.exceptionDetails === undefined ? [r.result.value as unknown] : []),
+      () => []
+    )
+  ))
+  return values.flat()
 }
 
 export const makeFrameWorlds = (): FrameWorldRead => {

@@ -21,6 +21,8 @@ export interface PageInfo {
   readonly session: CDPSession
   /** The execution context of the library's utility world in the main frame's document, while known. */
   readonly utility: number | undefined
+  /** The same in the documents of the page's iframes that share its process (frame id, context), while known. */
+  readonly frameUtilities: ReadonlyArray<readonly [string, number]>
 }
 
 /** Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. */
@@ -59,6 +61,9 @@ export const openPageSession = async (page: Page): Promise<PageInfo> => {
     },
     get utility() {
       return utility.get(targetId)
+    },
+    get frameUtilities() {
+      return [...utility].filter(([frame]) => frame !== targetId)
     }
   }
 }

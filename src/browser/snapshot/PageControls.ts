@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Frame, Page } from "playwright-core"
 import type { MainWorld } from "../act/refGuards.js"
-import type { FrameWorldRead } from "../pages/frameWorld.js"
+import type { FrameWorldRead, LocalFramesRead } from "../pages/frameWorld.js"
 
 // What playwright's ARIA text does not say about a page's controls, read from the page in one evaluation
 // per frame (all frames at once, beside the snapshot itself): which values are passwords, which controls
@@ -99,30 +99,9 @@ export const READ_CONTROLS = `(() => {
     }
     return trees
   }
-  const passwordsIn = (trees) => {
-    for (const root of trees) {
-      for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
-    }
-  }
-  // The passwords of every frame this world can reach as well: read from here, a frame's own scripts
-  // cannot hide them (as they can from a read in that frame's main world). Unreachable frames give null.
-  const framesIn = (trees, depth) => {
-    if (depth > 8) return
-    for (const root of trees) {
-      for (const el of root.querySelectorAll("iframe, frame")) {
-        let doc = null
-        try { doc = el.contentDocument } catch {}
-        if (!doc) continue
-        const inner = treesOf(doc)
-        passwordsIn(inner)
-        framesIn(inner, depth + 1)
-      }
-    }
-  }
   const roots = treesOf(document)
-  passwordsIn(roots)
-  framesIn(roots, 1)
   for (const root of roots) {
+    for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
     for (const el of root.querySelectorAll("[aria-expanded]")) {
       const role = roleOf(el)
       disclosures.push({ role, name: nameOf(el, role), expanded: el.getAttribute("aria-expanded") === "true" })
@@ -147,7 +126,27 @@ export const READ_CONTROLS = `(() => {
   return { passwords, disclosures, editables, plainEditables, summaries }
 })()`
 
+/** The values of a document's password fields (its shadow trees too), as READ_CONTROLS reads them. */
+export const READ_PASSWORDS = `(() => {
+  const norm = (s) => (s || "").replace(/[\\u200b\\u00ad]/g, "").replace(/\\s+/g, " ").trim()
+  const trees = [document], out = []
+  for (let k = 0; k < trees.length; k++) {
+    for (const el of trees[k].querySelectorAll("*")) if (el.shadowRoot) trees.push(el.shadowRoot)
+  }
+  for (const root of trees) {
+    for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) out.push(norm(el.value))
+  }
+  return out
+})()`
+
 type FrameControls = Omit<PageControls, "unread">
+
+/** The worlds svc reads a page's frames in, where it has them (see readMainFrame and readChildFrame). */
+export interface ControlWorlds {
+  readonly utility?: MainWorld | undefined
+  readonly isolated?: FrameWorldRead | undefined
+  readonly localFrames?: LocalFramesRead | undefined
+}
 
 const READ_TIMEOUT_MS = 5_000
 
@@ -165,8 +164,8 @@ const readFrame = (frame: Frame): Promise<FrameControls | undefined> => bounded(
 
 /**
  * An iframe's controls: an out-of-process one's in a world of svc's own (frameWorld.ts), where its scripts
- * cannot hide a password's value; any other through the library (its passwords are read from its page's
- * world as well, which reaches it: see READ_CONTROLS).
+ * cannot hide a password's value; any other through the library (its passwords are read in a world of svc's
+ * own as well: see readPageControls).
  */
 const readChildFrame = (frame: Frame, isolated: FrameWorldRead | undefined): Promise<FrameControls | undefined> =>
   bounded((async () => {
@@ -192,12 +191,18 @@ const readMainFrame = (page: Page, utility: MainWorld | undefined): Promise<Fram
  * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
  * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
  */
-export const readPageControls = (page: Page, utility?: MainWorld, isolated?: FrameWorldRead): Effect.Effect<PageControls> =>
+export const readPageControls = (page: Page, worlds: ControlWorlds = {}): Effect.Effect<PageControls> =>
   Effect.promise(async () => {
     const main = page.mainFrame()
-    const results = await Promise.all(
-      page.frames().map((f) => f === main ? readMainFrame(page, utility) : readChildFrame(f, isolated))
-    )
+    const children = page.frames().length > 1
+    const [results, local] = await Promise.all([
+      Promise.all(page.frames().map((f) => f === main ? readMainFrame(page, worlds.utility) : readChildFrame(f, worlds.isolated))),
+      // The passwords of the iframes in the page's own process, read where their scripts cannot hide them.
+      children && worlds.localFrames !== undefined
+        ? bounded(worlds.localFrames(page, READ_PASSWORDS).then((v) => ({ ...NO_CONTROLS, passwords: v.flat() as Array<string> })))
+        : Promise.resolve(undefined)
+    ])
+    if (local !== undefined) results.push(local)
     const passwords: Array<string> = []
     const disclosures: Array<Disclosure> = []
     const editables: Array<Editable> = []

@@ -157,7 +157,11 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         // Asked alongside the snapshot: the browser process answers it while the page is busy.
         const title = yield* Effect.fork(sessions.title(page))
         // What the ARIA text leaves out (password fields, collapsed controls, editors), read beside it.
-        const controls = yield* Effect.fork(timed("controls")(readPageControls(page, sessions.evaluateUtility, sessions.evaluateInFrameWorld)))
+        const controls = yield* Effect.fork(timed("controls")(readPageControls(page, {
+              utility: sessions.evaluateUtility,
+              isolated: sessions.evaluateInFrameWorld,
+              localFrames: sessions.evaluateInLocalFrames
+            })))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
           prepareRefChecks(page, sessions.evaluateUtility)

@@ -114,6 +114,7 @@ const setup = () => {
       evaluateMain: () => undefined,
       evaluateUtility: () => undefined,
       evaluateInFrameWorld: () => Promise.resolve(undefined),
+      evaluateInLocalFrames: () => Promise.resolve([]),
       sendMark: () => 0,
       barrier: () => Promise.resolve(),
       openedBy: () => undefined,
