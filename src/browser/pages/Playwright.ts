@@ -572,14 +572,14 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       return info === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression)
     }
 
+    /** `expression` by value in an isolated world of an iframe (see frameWorld.ts): out of process, or in the page's. */
+    const evaluateInFrameWorld = makeFrameWorlds()
+    const evaluateInLocalFrames = makeLocalFrameWorlds(describePage, evaluateOn)
+
     /**
      * The same in the library's utility world of the main frame's document (where its AI snapshots run and
      * mark each element with its ref). Undefined when that world is not known (yet).
      */
-    /** `expression` by value in a world of svc's own in an iframe (see frameWorld.ts): out of process, or in the page's. */
-    const evaluateInFrameWorld = makeFrameWorlds()
-    const evaluateInLocalFrames = makeLocalFrameWorlds(describePage)
-
     const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
       return info === undefined || info.utility === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, info.utility)

@@ -52,17 +52,19 @@ export type LocalFramesRead = (page: Page, expression: string) => Promise<Readon
 /** Iframes in one page process: at most this many are read (a page of ad frames is not worth more). */
 const MAX_LOCAL_FRAMES = 50
 
-export const makeLocalFrameWorlds = (
-  pageSession: (page: Page) => Promise<{ readonly session: CDPSession; readonly frameUtilities: ReadonlyArray<readonly [string, number]> } | undefined>
+/**
+ * The reader, over the page's session (`pageSession`) and its evaluate in a given world (`evaluateIn`, which
+ * rejects with the page's exception).
+ */
+export const makeLocalFrameWorlds = <S extends { readonly frameUtilities: ReadonlyArray<readonly [string, number]> }>(
+  pageSession: (page: Page) => Promise<S | undefined>,
+  evaluateIn: (page: Page, session: S, expression: string, contextId: number) => Promise<unknown>
 ): LocalFramesRead =>
 async (page, expression) => {
   const own = await pageSession(page).catch(() => undefined)
   if (own === undefined) return []
   const values = await Promise.all(own.frameUtilities.slice(0, MAX_LOCAL_FRAMES).map(([, contextId]) =>
-    own.session.send("Runtime.evaluate", { expression, contextId, returnByValue: true }).then(
-      (r) => (r.exceptionDetails === undefined ? [r.result.value as unknown] : []),
-      () => []
-    )
+    evaluateIn(page, own, expression, contextId).then((v) => [v], () => [])
   ))
   return values.flat()
 }

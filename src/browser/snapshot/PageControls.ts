@@ -53,9 +53,18 @@ export const NO_CONTROLS: PageControls = {
   unread: false
 }
 
+// Source for the page, shared by the reads below: whitespace normalised as playwright prints values; `roots`,
+// the document and each open shadow root under it (targeted queries per tree are cheaper than testing every
+// element).
+const NORM = `const norm = (s) => (s || "").replace(/[\\u200b\\u00ad]/g, "").replace(/\\s+/g, " ").trim()`
+const ROOTS = `const roots = [document]
+  for (let k = 0; k < roots.length; k++) {
+    for (const el of roots[k].querySelectorAll("*")) if (el.shadowRoot) roots.push(el.shadowRoot)
+  }`
+
 // Runs in the page (kept as source: this project compiles without the DOM library).
 export const READ_CONTROLS = `(() => {
-  const norm = (s) => (s || "").replace(/[\\u200b\\u00ad]/g, "").replace(/\\s+/g, " ").trim()
+  ${NORM}
   const fromContent = new Set(["button", "link", "tab", "menuitem", "treeitem", "switch", "checkbox", "radio", "option", "heading"])
   const implicitRole = (el) => {
     const tag = el.localName
@@ -91,15 +100,7 @@ export const READ_CONTROLS = `(() => {
   }
   const passwords = [], disclosures = [], editables = [], plainEditables = [], summaries = []
   const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0
-  // Targeted queries per tree (a document, then each open shadow root): cheaper than testing every element.
-  const treesOf = (doc) => {
-    const trees = [doc]
-    for (let k = 0; k < trees.length; k++) {
-      for (const el of trees[k].querySelectorAll("*")) if (el.shadowRoot) trees.push(el.shadowRoot)
-    }
-    return trees
-  }
-  const roots = treesOf(document)
+  ${ROOTS}
   for (const root of roots) {
     for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) passwords.push(norm(el.value))
     for (const el of root.querySelectorAll("[aria-expanded]")) {
@@ -128,12 +129,10 @@ export const READ_CONTROLS = `(() => {
 
 /** The values of a document's password fields (its shadow trees too), as READ_CONTROLS reads them. */
 export const READ_PASSWORDS = `(() => {
-  const norm = (s) => (s || "").replace(/[\\u200b\\u00ad]/g, "").replace(/\\s+/g, " ").trim()
-  const trees = [document], out = []
-  for (let k = 0; k < trees.length; k++) {
-    for (const el of trees[k].querySelectorAll("*")) if (el.shadowRoot) trees.push(el.shadowRoot)
-  }
-  for (const root of trees) {
+  ${NORM}
+  ${ROOTS}
+  const out = []
+  for (const root of roots) {
     for (const el of root.querySelectorAll("input[type=password i]")) if (el.value) out.push(norm(el.value))
   }
   return out
