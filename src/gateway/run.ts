@@ -93,8 +93,10 @@ const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.ge
       `control 127.0.0.1:${ports.control}, relay 127.0.0.1:${ports.relay}, default browser profile ${defaultProfileName(config)}` +
       (webhooks.length > 0 ? `, msgbridge webhook${webhooks.length > 1 ? "s" : ""} ${webhooks.map((w) => w.path).join(" ")}` : "")
   )
+  const browsers = Context.get(context, BrowserManager)
+  // Run first when the gateway stops: the browsers quit while the rest shuts down.
+  yield* Effect.addFinalizer(() => browsers.quitAll)
   if (options.startBrowser) {
-    const browsers = Context.get(context, BrowserManager)
     const started = yield* Effect.either(browsers.start(undefined))
     yield* Either.match(started, {
       onLeft: (e) => Console.error(`svc: the browser did not start: ${e.message}`),

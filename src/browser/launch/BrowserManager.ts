@@ -376,6 +376,19 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       })
     )
 
+    /**
+     * The gateway is stopping: every browser svc spawned is asked to quit now, so that its exit overlaps the
+     * rest of the shutdown (the stop above still waits for each). Its crash watch ends first: this exit is
+     * not a crash.
+     */
+    const quitAll = Effect.gen(function*() {
+      for (const r of (yield* SynchronizedRef.get(running)).values()) {
+        if (r.launched.quit === undefined) continue
+        yield* Fiber.interrupt(r.watcher)
+        yield* r.launched.quit
+      }
+    })
+
     /** Forget a user profile, stop its browser, and move its data dir to the trash. */
     const deleteProfile = (name: string) =>
       Effect.gen(function*() {
@@ -406,6 +419,7 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
       status,
       start,
       stop,
+      quitAll,
       endpoint,
       currentTab,
       setCurrentTab,

@@ -57,6 +57,11 @@ export interface LaunchedBrowser {
   readonly isRunning: () => boolean
   /** Completes when the browser exits, however that happens. */
   readonly exit: Effect.Effect<BrowserExit>
+  /**
+   * Asks a browser svc spawned to quit and returns at once (closing its scope still waits for it to be
+   * gone). Absent for a browser taken over: its stop decides what becomes of it.
+   */
+  readonly quit?: Effect.Effect<void>
   /** The last ~2 KB of the browser's stderr, without known noise. */
   readonly stderrTail: () => string
   /** Not launched now: the profile's own browser, left running by an earlier gateway, taken over (takeover.ts). */
@@ -275,6 +280,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           // The pid itself is asked: the exit event comes a moment after a kill, and a zombie is not running.
           isRunning: () => !proc.exited() && isAlive(pid),
           exit: Deferred.await(proc.exit),
+          quit: proc.quit,
           stderrTail: proc.tail
         } satisfies LaunchedBrowser
       }).pipe(Effect.withSpan("ChromeLauncher.launch", { attributes: { profile: opts.profile, port: opts.cdpPort } }))

@@ -36,6 +36,8 @@ export interface BrowserProcess {
   readonly tail: () => string
   /** Records the real browser pid when it differs from the spawned one (a wrapper that did not exec). */
   readonly setBrowserPid: (pid: number) => void
+  /** Asks the browser to quit (SIGTERM to its group) and returns at once; `stop` still waits for it. */
+  readonly quit: Effect.Effect<void>
   readonly stop: Effect.Effect<void>
 }
 
@@ -135,6 +137,9 @@ export const spawnBrowser = (opts: LaunchOptions): BrowserProcess => {
     setBrowserPid: (p) => {
       browserPid = p
     },
+    quit: Effect.sync(() => {
+      if (pid > 0 && !exited) signalGroup(pid, "SIGTERM")
+    }),
     stop
   }
 }
