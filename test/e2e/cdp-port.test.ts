@@ -5,7 +5,16 @@ import * as path from "node:path"
 import { WebSocket } from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchTestChromium } from "../support/chromium.js"
-import { type Gateway, pidAlive, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import {
+  type Gateway,
+  killIfStillThere,
+  pidAlive,
+  type SeenProcess,
+  seenProcess,
+  servePages,
+  startGateway,
+  waitUntil
+} from "../support/gateway.js"
 
 // The managed browser's DevTools answer any local process that knows the port, without auth (Chromium's
 // own behaviour). So a profile without a configured port gets one Chromium chooses at each launch, found
@@ -47,7 +56,7 @@ const mode = (p: string) => (fs.statSync(p).mode & 0o777).toString(8)
 describe("the managed browser's DevTools port", () => {
   let pages: Awaited<ReturnType<typeof servePages>>
   const gateways: Array<Gateway> = []
-  const browsers: Array<number> = []
+  const browsers: Array<SeenProcess> = []
   let root: string
   let stateDir: string
 
@@ -60,7 +69,7 @@ describe("the managed browser's DevTools port", () => {
 
   afterAll(async () => {
     for (const gw of gateways) await gw.stop()
-    for (const pid of browsers) if (pidAlive(pid)) process.kill(pid, "SIGKILL")
+    for (const b of browsers) killIfStillThere(b)
     await pages?.close()
     fs.rmSync(root, { recursive: true, force: true })
   })
@@ -85,7 +94,7 @@ describe("the managed browser's DevTools port", () => {
     const gw = await start()
     const started = await json(gw, "browser", "start")
     pid = started.status.pid
-    browsers.push(pid)
+    browsers.push(seenProcess(pid))
     port = started.status.cdpPort
     expect(started).toMatchObject({ launched: true, status: { running: true, cdpUrl: `http://127.0.0.1:${port}` } })
     expect(Number.isInteger(port) && port > 0).toBe(true)
@@ -175,7 +184,7 @@ describe("the managed browser's DevTools port", () => {
       fs.writeFileSync(path.join(userDataDir(), "DevToolsActivePort"), `${foreign.port}\n/devtools/browser/stale-run\n`)
       const gw = gateways.at(-1)!
       const started = await json(gw, "browser", "start")
-      browsers.push(started.status.pid)
+      browsers.push(seenProcess(started.status.pid))
       expect(started.launched).toBe(true)
       expect(started.status.cdpPort).not.toBe(foreign.port)
       expect(started.status.pid).not.toBe(foreign.process.pid)
@@ -193,7 +202,7 @@ describe("the managed browser's DevTools port", () => {
     await waitUntil(() => !pidAlive(before.pid), 10_000)
     const tab = await json(gw, "browser", "open", pages.url("/"))
     const after = await json(gw, "browser", "status")
-    browsers.push(after.pid)
+    browsers.push(seenProcess(after.pid))
     expect(after).toMatchObject({ running: true, cdpUrl: `http://127.0.0.1:${after.cdpPort}` })
     expect(after.pid).not.toBe(before.pid)
     expect(fs.readFileSync(path.join(userDataDir(), "DevToolsActivePort"), "utf8").split("\n")[0]).toBe(String(after.cdpPort))
@@ -209,12 +218,12 @@ describe("a hung browser on a port it chose", () => {
     const stateDir = path.join(root, "state")
     const first = await startGateway({ stateDir })
     let second: Gateway | undefined
-    const pids: Array<number> = []
+    const pids: Array<SeenProcess> = []
     try {
       const r1 = await first.svc("browser", "start", "--browser-profile", "svc", "--json")
       expect(r1.code, r1.stderr).toBe(0)
       const pid = JSON.parse(r1.stdout).status.pid as number
-      pids.push(pid)
+      pids.push(seenProcess(pid))
       const exited = new Promise((resolve) => first.process.once("exit", resolve))
       first.process.kill("SIGKILL")
       await exited
@@ -224,7 +233,7 @@ describe("a hung browser on a port it chose", () => {
       const r2 = await second.svc("browser", "start", "--browser-profile", "svc", "--json")
       expect(r2.code, r2.stderr).toBe(0)
       const started = JSON.parse(r2.stdout)
-      pids.push(started.status.pid)
+      pids.push(seenProcess(started.status.pid))
       expect(started).toMatchObject({ launched: true, status: { running: true } })
       expect(started.status.pid).not.toBe(pid)
       await waitUntil(() => !pidAlive(pid), 10_000)
@@ -232,12 +241,7 @@ describe("a hung browser on a port it chose", () => {
       expect((await second.svc("browser", "tabs", "--browser-profile", "svc")).code).toBe(0)
     } finally {
       await second?.stop()
-      for (const pid of pids) {
-        if (pidAlive(pid)) {
-          process.kill(pid, "SIGCONT")
-          process.kill(pid, "SIGKILL")
-        }
-      }
+      for (const p of pids) killIfStillThere(p)
       fs.rmSync(root, { recursive: true, force: true })
     }
   })

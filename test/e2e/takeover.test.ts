@@ -4,7 +4,18 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launchTestChromium } from "../support/chromium.js"
-import { freeCdpPort, type Gateway, makeStateDir, pidAlive, servePages, startGateway, waitUntil } from "../support/gateway.js"
+import {
+  freeCdpPort,
+  type Gateway,
+  killIfStillThere,
+  makeStateDir,
+  pidAlive,
+  type SeenProcess,
+  seenProcess,
+  servePages,
+  startGateway,
+  waitUntil
+} from "../support/gateway.js"
 
 // A gateway killed with SIGKILL cannot stop its Chromium. The next gateway on the same state dir takes that
 // browser over (its tabs survive) and can still stop it; a browser of another user-data dir on the
@@ -13,7 +24,7 @@ import { freeCdpPort, type Gateway, makeStateDir, pidAlive, servePages, startGat
 describe("taking over the browser an earlier gateway left running", () => {
   let pages: Awaited<ReturnType<typeof servePages>>
   const gateways: Array<Gateway> = []
-  const browsers: Array<number> = []
+  const browsers: Array<SeenProcess> = []
 
   beforeAll(async () => {
     pages = await servePages({ "/kept": "<!doctype html><title>Kept</title><h1>Kept across gateways</h1>" })
@@ -22,7 +33,7 @@ describe("taking over the browser an earlier gateway left running", () => {
   afterAll(async () => {
     for (const gw of gateways) await gw.stop()
     // Each should be gone already; a failed test must not leave one behind.
-    for (const pid of browsers) if (pidAlive(pid)) process.kill(pid, "SIGKILL")
+    for (const b of browsers) killIfStillThere(b)
     await pages?.close()
   })
 
@@ -49,7 +60,7 @@ describe("taking over the browser an earlier gateway left running", () => {
     const first = await start(stateDir)
     const tab = await json(first, "browser", "open", pages.url("/kept"))
     const { pid } = (await json(first, "browser", "status"))
-    browsers.push(pid)
+    browsers.push(seenProcess(pid))
     await killGateway(first)
     expect(pidAlive(pid)).toBe(true)
 
@@ -81,7 +92,7 @@ describe("taking over the browser an earlier gateway left running", () => {
     const launched = await json(third, "browser", "start")
     expect(launched.launched).toBe(true)
     const pid3 = launched.status.pid as number
-    browsers.push(pid3)
+    browsers.push(seenProcess(pid3))
     await killGateway(third)
     const fourth = await start(stateDir)
     expect((await json(fourth, "browser", "status")).running).toBe(false) // nothing taken over before it is used
@@ -94,7 +105,7 @@ describe("taking over the browser an earlier gateway left running", () => {
     expect(fresh.launched).toBe(true)
     console.log(`start by takeover ${Math.round(took.elapsedMs)} ms, by a fresh launch ${Math.round(fresh.elapsedMs)} ms`)
     expect(fresh.status.pid).not.toBe(pid3)
-    browsers.push(fresh.status.pid)
+    browsers.push(seenProcess(fresh.status.pid))
   })
 
   it("ends its own profile's browser that holds the port but does not answer, and launches afresh", async () => {
@@ -109,7 +120,7 @@ describe("taking over the browser an earlier gateway left running", () => {
       const started = await json(gw, "browser", "start")
       expect(started.launched).toBe(true)
       expect(started.status.pid).not.toBe(pid)
-      browsers.push(started.status.pid)
+      browsers.push(seenProcess(started.status.pid))
       expect(pidAlive(pid) && left.process.exitCode === null && left.process.signalCode === null).toBe(false)
       expect(gw.output()).toContain(`ending the unresponsive browser of profile "svc" (pid ${pid})`)
       expect((await gw.svc("browser", "tabs")).code).toBe(0)
@@ -134,7 +145,7 @@ describe("taking over the browser an earlier gateway left running", () => {
       const gw = await start(stateDir)
       const started = await json(gw, "browser", "start")
       expect(started.launched).toBe(true)
-      browsers.push(started.status.pid)
+      browsers.push(seenProcess(started.status.pid))
       await exited
       expect(gw.output()).toContain(`ending the half-started browser of profile "svc" (pid ${half.pid})`)
     } finally {

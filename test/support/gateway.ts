@@ -192,6 +192,36 @@ export const request = (
     req.end()
   })
 
+/** A process a test may have to end at its close, as it was when the test saw it (its command line). */
+export interface SeenProcess {
+  readonly pid: number
+  readonly cmdline: string | undefined
+}
+
+const cmdlineOf = (pid: number): string | undefined => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+export const seenProcess = (pid: number): SeenProcess => ({ pid, cmdline: cmdlineOf(pid) })
+
+/**
+ * SIGKILL to a process seen earlier, only while that pid is still that process: pids are reused within a
+ * run (the machine's pid_max can be 32768, and a run starts thousands of processes), and a stale pid may
+ * now be another test's browser.
+ */
+export const killIfStillThere = (p: SeenProcess): void => {
+  if (p.cmdline === undefined || cmdlineOf(p.pid) !== p.cmdline) return
+  try {
+    process.kill(p.pid, "SIGKILL")
+  } catch {
+    // gone meanwhile
+  }
+}
+
 export const pidAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
