@@ -97,14 +97,14 @@ export const spawnBrowser = (opts: LaunchOptions): BrowserProcess => {
   let browserPid = pid
   const awaitExit = (ms: number) => Deferred.await(exit).pipe(Effect.timeoutOption(ms))
   const stop = Effect.gen(function* () {
-    if (pid <= 0) return
-    if (!exited) {
-      signalGroup(pid, "SIGTERM")
-      const first = yield* awaitExit(TERM_GRACE_MS)
-      if (first._tag === "None") {
-        signalGroup(pid, "SIGKILL")
-        yield* awaitExit(KILL_GRACE_MS)
-      }
+    // A browser whose exit was seen had its group ended then (above). Its numbers may since have been given
+    // to other processes (pids are reused; a crash can be hours before the stop): nothing is signalled.
+    if (pid <= 0 || exited) return
+    signalGroup(pid, "SIGTERM")
+    const first = yield* awaitExit(TERM_GRACE_MS)
+    if (first._tag === "None") {
+      signalGroup(pid, "SIGKILL")
+      yield* awaitExit(KILL_GRACE_MS)
     }
     // Stragglers of the group (helpers that outlived the browser).
     signalGroup(pid, "SIGKILL")
