@@ -178,3 +178,22 @@ export const browsersWith = async (switches: ReadonlyArray<string>): Promise<Arr
   }
   return found
 }
+
+/**
+ * Whether a live process of the group carries this switch on its command line (Linux). A group number is
+ * free again once all its processes are gone, and may then be another program's group: what is signalled
+ * long after it was seen must first be shown to be still ours. Elsewhere: whether the group has a live process.
+ */
+export const groupCarries = async (pgid: number, sw: string): Promise<boolean> => {
+  if (process.platform !== "linux") return groupAlive(pgid)
+  const entries = await fs.readdir("/proc").catch(() => [] as Array<string>)
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue
+    const stat = await procRead(Number(e), "stat")
+    if (stat === undefined) continue
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    if (Number(fields[2]) !== pgid || fields[0] === "Z") continue
+    if ((await procRead(Number(e), "cmdline"))?.split("\0").includes(sw)) return true
+  }
+  return false
+}

@@ -5,6 +5,7 @@ import {
   browsersWith,
   commandLine,
   groupAlive,
+  groupCarries,
   hasSwitch,
   isAlive,
   processGroup,
@@ -96,7 +97,19 @@ export const adoptBrowser = (
   Effect.gen(function*() {
     const t0 = Date.now()
     const pgid = yield* groupOf(pid)
-    const stop = end(pid, pgid)
+    // The stop may come long after the browser died (a crash, a user's kill): by then its pid and group
+    // number may be other programs'. It ends only what still carries this profile's user-data dir.
+    const own = `--user-data-dir=${opts.userDataDir}`
+    const stillOurs = Effect.promise(async () => {
+      if (isAlive(pid)) {
+        const line = await commandLine(pid)
+        if (line === undefined || hasSwitch(line, own)) return true
+      }
+      return pgid !== undefined && await groupCarries(pgid, own)
+    })
+    const stop = Effect.flatMap(stillOurs, (ours) =>
+      ours ? end(pid, pgid) : Effect.sync(() => pgid !== undefined && untrackGroup(pgid))
+    )
     yield* Effect.acquireRelease(
       Effect.sync(() => {
         if (pgid !== undefined) trackGroup(pgid)

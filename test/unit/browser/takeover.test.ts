@@ -1,9 +1,10 @@
 import { Effect } from "effect"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { hasSwitch } from "../../../src/browser/launch/processes.js"
+import { groupCarries, hasSwitch } from "../../../src/browser/launch/processes.js"
 import { findOwnBrowser } from "../../../src/browser/launch/takeover.js"
 
 // Which browser is the profile's own: the edges the end-to-end takeover test does not reach.
@@ -30,4 +31,24 @@ describe("the profile's own browser", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it.runIf(process.platform === "linux")(
+    "a process group is the profile's only while one of its processes carries the profile's switch",
+    async () => {
+      // A detached shell (its own group) started with the switch as an argument, as a browser's helpers are.
+      const own = "--user-data-dir=/tmp/svc-group-test"
+      const child = spawn("sh", ["-c", "sleep 30", own], { detached: true, stdio: "ignore" })
+      const pgid = child.pid!
+      try {
+        expect(await groupCarries(pgid, own)).toBe(true)
+        expect(await groupCarries(pgid, "--user-data-dir=/tmp/another")).toBe(false)
+      } finally {
+        const gone = new Promise((r) => child.once("exit", r))
+        process.kill(-pgid, "SIGKILL")
+        await gone
+      }
+      // Its number, once the group is gone, names nothing of the profile's (it may be another program's).
+      expect(await groupCarries(pgid, own)).toBe(false)
+    }
+  )
 })
