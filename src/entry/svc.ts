@@ -28,22 +28,15 @@ const program = runCli(process.argv).pipe(
   )
 )
 
-/** Calls `then` once everything written to stdout and stderr so far has been handed to the system. */
-const flushed = (then: () => void) => process.stdout.write("", () => process.stderr.write("", then))
-
 // SIGINT/SIGTERM interrupt the program (the gateway's scopes close); that ends with 0. Otherwise the
-// code is runCli's, and a defect (a bug) is 1 after runMain's report. runMain exits at once after a signal
-// or with a failure code; a command that succeeded has stopped all it started (its scopes are closed), so
-// it exits as soon as its output is flushed, without the runtime freeing its memory first (about 20 ms at
-// the end of `svc mcp`).
+// code is runCli's, and a defect (a bug) is 1 after runMain's report.
 NodeRuntime.runMain(program, {
-  teardown: (exit, onExit) => {
-    const code = Exit.isSuccess(exit)
-      ? (typeof exit.value === "number" ? exit.value : 0)
-      : Cause.isInterruptedOnly(exit.cause)
-      ? 0
-      : 1
-    onExit(code)
-    if (code === 0) flushed(() => process.exit(0))
-  }
+  teardown: (exit, onExit) =>
+    onExit(
+      Exit.isSuccess(exit)
+        ? (typeof exit.value === "number" ? exit.value : 0)
+        : Cause.isInterruptedOnly(exit.cause)
+        ? 0
+        : 1
+    )
 })
