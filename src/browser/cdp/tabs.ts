@@ -50,6 +50,7 @@ export const openTab = (conn: Connection, url: string) =>
     const { targetId } = yield* conn.send("Target.createTarget", { url }).pipe(
       Effect.mapError(protocolToUnavailable(conn.endpoint))
     )
+    if (url === "about:blank") return { targetId, title: "", url, type: "page" } satisfies CdpTarget
     return yield* conn.send("Target.getTargetInfo", { targetId }).pipe(
       Effect.map((r) => toTarget(r.targetInfo)),
       Effect.orElseSucceed((): CdpTarget => ({ targetId, title: "", url, type: "page" }))
