@@ -7,6 +7,9 @@ import { Effect } from "effect"
 // The managed browser as the operating system sees it: is a pid alive, signals to its process group, is
 // anything of the group left, which process of the group is the browser, and a last-resort kill at exit.
 
+/** The fields of a /proc/<pid>/stat line after the parenthesised command name: state, ppid, pgrp, ... */
+const statFields = (stat: string): Array<string> => stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+
 /** Whether a pid is running (a zombie only waits to be reaped, so it is not). */
 export const isAlive = (pid: number): boolean => {
   try {
@@ -18,7 +21,7 @@ export const isAlive = (pid: number): boolean => {
   if (process.platform !== "linux") return true
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    if (!stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true
+    if (statFields(stat)[0] !== "Z") return true
   } catch {
     return true
   }
@@ -58,23 +61,27 @@ export const groupAlive = (pgid: number): boolean => {
       return false
     }
   }
+  return !liveMembers(pgid).next().done
+}
+
+/** The live (non-zombie) processes of a process group, found one at a time in /proc (Linux). */
+function* liveMembers(pgid: number): Generator<number> {
   let entries: Array<string>
   try {
     entries = readdirSync("/proc")
   } catch {
-    return false
+    return
   }
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue
+    let fields: Array<string>
     try {
-      const stat = readFileSync(`/proc/${e}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      if (Number(fields[2]) === pgid && fields[0] !== "Z") return true
+      fields = statFields(readFileSync(`/proc/${e}/stat`, "utf8"))
     } catch {
-      // gone meanwhile
+      continue // gone meanwhile
     }
+    if (Number(fields[2]) === pgid && fields[0] !== "Z") yield Number(e)
   }
-  return false
 }
 
 // Last line of defence: if the gateway exits without closing its scopes (process.exit, a fatal error),
@@ -124,7 +131,7 @@ export const resolveBrowserPid = (spawnedPid: number, port: number): Effect.Effe
       const stat = await procRead(pid, "stat")
       if (stat === undefined) continue
       // Fields after the parenthesised command name: state ppid pgrp ...
-      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+      const pgrp = Number(statFields(stat)[2])
       if (pgrp !== spawnedPid) continue
       if (await looksLikeBrowser(pid, port)) return pid
     }
@@ -156,7 +163,7 @@ export const hasSwitch = (line: ReadonlyArray<string> | string, sw: string): boo
 export const processGroup = async (pid: number): Promise<number | undefined> => {
   const stat = await procRead(pid, "stat")
   const pgid = stat !== undefined
-    ? Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+    ? Number(statFields(stat)[2])
     : process.platform === "win32"
     ? undefined
     : Number(await psField(pid, "pgid"))
@@ -184,16 +191,14 @@ export const browsersWith = async (switches: ReadonlyArray<string>): Promise<Arr
  * free again once all its processes are gone, and may then be another program's group: what is signalled
  * long after it was seen must first be shown to be still ours. Elsewhere: whether the group has a live process.
  */
-export const groupCarries = async (pgid: number, sw: string): Promise<boolean> => {
+export const groupCarries = (pgid: number, sw: string): boolean => {
   if (process.platform !== "linux") return groupAlive(pgid)
-  const entries = await fs.readdir("/proc").catch(() => [] as Array<string>)
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue
-    const stat = await procRead(Number(e), "stat")
-    if (stat === undefined) continue
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    if (Number(fields[2]) !== pgid || fields[0] === "Z") continue
-    if ((await procRead(Number(e), "cmdline"))?.split("\0").includes(sw)) return true
+  for (const pid of liveMembers(pgid)) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(sw)) return true
+    } catch {
+      // gone meanwhile
+    }
   }
   return false
 }

@@ -105,7 +105,7 @@ export const adoptBrowser = (
         const line = await commandLine(pid)
         if (line === undefined || hasSwitch(line, own)) return true
       }
-      return pgid !== undefined && await groupCarries(pgid, own)
+      return pgid !== undefined && groupCarries(pgid, own)
     })
     const stop = Effect.flatMap(stillOurs, (ours) =>
       ours ? end(pid, pgid) : Effect.sync(() => pgid !== undefined && untrackGroup(pgid))

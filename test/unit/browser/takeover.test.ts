@@ -40,15 +40,15 @@ describe("the profile's own browser", () => {
       const child = spawn("sh", ["-c", "sleep 30", own], { detached: true, stdio: "ignore" })
       const pgid = child.pid!
       try {
-        expect(await groupCarries(pgid, own)).toBe(true)
-        expect(await groupCarries(pgid, "--user-data-dir=/tmp/another")).toBe(false)
+        expect(groupCarries(pgid, own)).toBe(true)
+        expect(groupCarries(pgid, "--user-data-dir=/tmp/another")).toBe(false)
       } finally {
         const gone = new Promise((r) => child.once("exit", r))
         process.kill(-pgid, "SIGKILL")
         await gone
       }
       // Its number, once the group is gone, names nothing of the profile's (it may be another program's).
-      expect(await groupCarries(pgid, own)).toBe(false)
+      expect(groupCarries(pgid, own)).toBe(false)
     }
   )
 })
