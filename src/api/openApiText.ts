@@ -50,7 +50,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "observe.dialog": "Arm the answer to the next alert, confirm or prompt.",
   "files.download": "Click an element and save the download it starts in the downloads root.",
   "files.waitDownload": "Wait for the next download and save it in the downloads root.",
-  "files.fileChooser": "Arm the next file chooser (or set a file input) with files from the uploads root.",
+  "files.fileChooser": "Give files from the uploads root to the file chooser the last action opened, else arm the next one (or set a file input).",
   "state.cookies": "The profile's cookies.",
   "state.setCookie": "Set a cookie.",
   "state.clearCookies": "Clear the profile's cookies.",

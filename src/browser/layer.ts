@@ -11,6 +11,7 @@ import { ChromeLocator } from "./launch/ChromeLocator.js"
 import { Dialogs } from "./inspect/Dialogs.js"
 import { Emulation } from "./inspect/Emulation.js"
 import { Files } from "./inspect/Files.js"
+import { HeldChoosers } from "./inspect/HeldChoosers.js"
 import { Inspector } from "./inspect/Inspector.js"
 import { Observe } from "./inspect/Observe.js"
 import { PlaywrightSessions } from "./pages/Playwright.js"
@@ -66,6 +67,7 @@ const LibraryReadyWithBrowser = Layer.scopedDiscard(
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
   Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
     Layer.provideMerge(SideEffects.Default),
+    Layer.provideMerge(HeldChoosers.Default),
     Layer.provideMerge(
       Layer.mergeAll(
         Capture.Default,

@@ -375,6 +375,13 @@ export const ActionDownload = Schema.Struct({
 })
 export type ActionDownload = typeof ActionDownload.Type
 
+/** A file chooser the action opened, held for the upload that follows (`svc browser upload <path>`). */
+export const ActionFileChooser = Schema.Struct({
+  /** Whether it takes several files (its input has `multiple`). */
+  multiple: Schema.Boolean
+})
+export type ActionFileChooser = typeof ActionFileChooser.Type
+
 /** Where the tab went because of the action. */
 export const ActionNavigation = Schema.Struct({
   url: Schema.String,
@@ -397,6 +404,7 @@ export const ActResult = Schema.Struct({
   dialogs: Schema.optional(Schema.Array(ActionDialog)),
   newTabs: Schema.optional(Schema.Array(ActionNewTab)),
   downloads: Schema.optional(Schema.Array(ActionDownload)),
+  fileChooser: Schema.optional(ActionFileChooser),
   navigation: Schema.optional(ActionNavigation),
   /** With `snapshot: true` (or `diff: true`): the tab's snapshot after the action. */
   snapshot: Schema.optional(SnapshotResult),

@@ -85,8 +85,9 @@ export const handleDialog = defineTool({
 export const fileUpload = defineTool({
   name: "browser_file_upload",
   title: "Upload files",
-  description: "Give files to the page: with ref, set that file input now; without, the next file chooser the page " +
-    "opens gets them (call it before the click that opens it). Paths must be in svc's uploads root (/tmp/svc/uploads).",
+  description: "Give files to the page: with ref, set that file input now; without, the file chooser the last action " +
+    "opened gets them, or, when none is open, the next one the page opens (then call it before the click that opens it). " +
+    "Paths must be in svc's uploads root (/tmp/svc/uploads).",
   input: Schema.Struct({
     paths: Schema.Array(Schema.String).pipe(Schema.minItems(1)).annotations({ description: "the files" }),
     ref: opt(Schema.String.pipe(Schema.minLength(1)), "a file input's ref"),

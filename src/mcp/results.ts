@@ -40,6 +40,12 @@ export const effectLines = (r: ActResult): Array<string> => {
       lines.push(`Download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}.`)
     }
   }
+  if (r.fileChooser !== undefined) {
+    lines.push(
+      `A file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} with browser_file_upload {paths} ` +
+        "(files in svc's uploads root)."
+    )
+  }
   const n = r.navigation
   if (n !== undefined) {
     lines.push(

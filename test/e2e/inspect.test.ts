@@ -195,6 +195,17 @@ describe("inspection, files and state through the gateway", () => {
     const byRef = await svc("browser", "upload", second, "--input-ref", inputRef)
     expect(byRef.code).toBe(0)
     expect(await evaluate("() => document.getElementById('f').files[0].name")).toBe(`second-${run}.txt`)
+
+    // Clicked first, then given the files: the chooser the click opened takes them.
+    const third = path.join(uploads, `third-${run}.txt`)
+    fs.writeFileSync(third, "3")
+    const clicked = await svc("browser", "click", /button "Choose file"[^\n]*\[ref=([^\]]+)\]/.exec((await svc("browser", "snapshot")).stdout)![1]!)
+    expect(clicked.stdout).toContain("file chooser opened")
+    const given = await svc("browser", "upload", third)
+    expect(given.code, given.stderr).toBe(0)
+    expect(given.stdout).toContain("the file chooser the page opened")
+    await svc("browser", "wait", "--text", `third-${run}.txt`, "--timeout", "5000")
+    expect(await evaluate("() => document.getElementById('out').textContent")).toBe(`third-${run}.txt:1`)
   })
 
   it("answers an armed prompt with text, and an unarmed dialog does not wedge the tab", async () => {

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { chooseBase } from "../../src/browser/inspect/SafePaths.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   baseEnv,
@@ -25,6 +26,11 @@ const form = `<!doctype html><title>Form</title>
 <a href="/other">Other page</a>
 <script>window.n = 0</script>`
 const other = `<!doctype html><title>Other</title><h1>Other page</h1><button>Lonely</button>`
+const upload = `<!doctype html><title>Upload</title>
+<input type="file" id="f" hidden onchange="document.getElementById('out').textContent = [...this.files].map((f) => f.name + ':' + f.size).join(',')">
+<button onclick="document.getElementById('f').click()">Choose a file</button>
+<button onclick="document.getElementById('out').textContent = 'elsewhere'">Something else</button>
+<p id="out">none</p>`
 
 interface Content {
   readonly type: string
@@ -78,7 +84,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other })
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
     session = await connect(baseEnv(stateDir, await freeGatewayPort()))
   }, 60_000)
@@ -176,6 +182,51 @@ describe("svc mcp with no gateway running", () => {
     expect(stale.isError).toBe(true)
     expect(textOf(stale)).toMatch(/snapshot/)
     expect(textOf(stale)).toContain("browser_snapshot")
+  })
+
+  it("gives the files of an upload to the file chooser the click before it opened, as Playwright MCP does", async () => {
+    const name = `mcp-upload-${process.pid}-${Date.now()}.txt`
+    const file = path.join(chooseBase(), "uploads", name)
+    fs.writeFileSync(file, "twelve bytes")
+    const out = async () => textOf(await session.call("browser_evaluate", { function: "() => document.getElementById('out').textContent" }))
+    const outBecomes = async (want: string) => {
+      const t0 = Date.now()
+      while ((await out()) !== want) {
+        if (Date.now() - t0 > 5_000) throw new Error(`#out is ${await out()}, not ${want}`)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    }
+    try {
+      await session.call("browser_navigate", { url: pages.url("/upload") })
+      const snapshot = textOf(await session.call("browser_snapshot"))
+      const choose = refOf(snapshot, /button "Choose a file"/)
+      const clicked = await session.call("browser_click", { ref: choose })
+      expect(clicked.isError, textOf(clicked)).toBeFalsy()
+      expect(textOf(clicked)).toContain("A file chooser opened: give it a file with browser_file_upload")
+      const given = await session.call("browser_file_upload", { paths: [name] })
+      expect(given.isError, textOf(given)).toBeFalsy()
+      expect(textOf(given)).toContain("file chooser the page opened")
+      await outBecomes(`"${name}:12"`)
+
+      // Another action in between: the chooser is no longer what an upload means, which then arms the next one.
+      await session.call("browser_click", { ref: choose })
+      await session.call("browser_click", { ref: refOf(snapshot, /button "Something else"/) })
+      expect(await out()).toBe('"elsewhere"')
+      const armed = await session.call("browser_file_upload", { paths: [name] })
+      expect(textOf(armed)).toContain("the next file chooser")
+      expect(await out()).toBe('"elsewhere"')
+      // The armed chooser is answered by the arming: none is held, and the click says nothing of one.
+      expect(textOf(await session.call("browser_click", { ref: choose }))).not.toContain("file chooser")
+      await outBecomes(`"${name}:12"`)
+
+      // One file only for an input without `multiple`, and nothing is set.
+      await session.call("browser_click", { ref: choose })
+      const two = await session.call("browser_file_upload", { paths: [name, name] })
+      expect(two.isError).toBe(true)
+      expect(textOf(two)).toContain("takes one file")
+    } finally {
+      fs.rmSync(file, { force: true })
+    }
   })
 
   it("names the bad argument", async () => {

@@ -48,6 +48,9 @@ export const actText = (r: ActResult, what: string): string => {
   for (const d of r.downloads ?? []) {
     lines.push(`download: ${d.suggestedFilename}${d.path !== undefined ? ` → ${d.path}` : ""}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""}`)
   }
+  if (r.fileChooser !== undefined) {
+    lines.push(`file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} with action upload (paths in the uploads root)`)
+  }
   if (r.navigation !== undefined) {
     lines.push(`navigated${r.navigation.sameDocument === true ? " (same document)" : ""}: ${r.navigation.url}`)
   }

@@ -1,8 +1,9 @@
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
 import type { Download, Frame, Page, Request } from "playwright-core"
-import type { ActionDialog, ActionDownload, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActionFileChooser, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
 import { Dialogs } from "../inspect/Dialogs.js"
 import { Files } from "../inspect/Files.js"
+import { HeldChoosers } from "../inspect/HeldChoosers.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Tabs } from "../pages/Tabs.js"
 import type { TabRef } from "./Refs.js"
@@ -17,6 +18,7 @@ export interface ActionEffects {
   readonly dialogs?: ReadonlyArray<ActionDialog>
   readonly newTabs?: ReadonlyArray<ActionNewTab>
   readonly downloads?: ReadonlyArray<ActionDownload>
+  readonly fileChooser?: ActionFileChooser
   readonly navigation?: ActionNavigation
 }
 
@@ -71,6 +73,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
     const sessions = yield* PlaywrightSessions
     const dialogs = yield* Dialogs
     const files = yield* Files
+    const choosers = yield* HeldChoosers
     const tabs = yield* Tabs
     /** Per page: the tabs it had opened at the end of its last watched action. */
     const knownChildren = new WeakMap<Page, ReadonlySet<string>>()
@@ -95,6 +98,8 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         const dialogSeq = yield* dialogs.lastSeq(tab)
         const navigationsBefore = yield* sessions.navigations(page)
         const urlBefore = page.url()
+        choosers.drop(page)
+        const choosersBefore = choosers.count(page)
         const started: Array<StartedDownload> = []
         const opened: Array<Page> = []
 
@@ -220,6 +225,9 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
           stop()
           const answered = yield* dialogs.since(tab, dialogSeq)
+          // A chooser the action opened was heard of on svc's session before the answer to this round trip.
+          yield* Effect.promise(() => sessions.barrier(page, mark))
+          const chooser = choosers.count(page) !== choosersBefore ? choosers.current(page) : undefined
           const effects: ActionEffects = {
             ...(answered.length > 0
               ? {
@@ -234,6 +242,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
               : {}),
             ...(tabsOpened.length > 0 ? { newTabs: tabsOpened } : {}),
             ...(saved.length > 0 ? { downloads: saved } : {}),
+            ...(chooser !== undefined ? { fileChooser: { multiple: chooser.multiple } } : {}),
             ...(moved !== undefined ? { navigation: moved } : {})
           }
           return effects

@@ -359,7 +359,16 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
     /** Whether the tab has an armed chooser not used yet. */
     const isArmed = (page: Page) => Effect.sync(() => armed.has(page))
 
-    return { download, waitForDownload, isAwaited, saveStarted, armFileChooser, setInputFiles, isArmed } as const
+    return {
+      download,
+      waitForDownload,
+      isAwaited,
+      saveStarted,
+      confineAll,
+      armFileChooser,
+      setInputFiles,
+      isArmed
+    } as const
   }),
   dependencies: [SafePaths.Default]
 }) {}

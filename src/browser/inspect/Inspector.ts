@@ -3,7 +3,8 @@ import { InvalidRequest } from "../../domain/errors.js"
 import { BrowserState } from "./BrowserState.js"
 import { Dialogs } from "./Dialogs.js"
 import { type Applied, Emulation } from "./Emulation.js"
-import { Files } from "./Files.js"
+import { DEFAULT_CLICK_MS, Files } from "./Files.js"
+import { HeldChoosers } from "./HeldChoosers.js"
 import { Observe } from "./Observe.js"
 import { Refs } from "../act/Refs.js"
 import { SafePaths } from "./SafePaths.js"
@@ -21,6 +22,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
     const observe = yield* Observe
     const dialogs = yield* Dialogs
     const files = yield* Files
+    const choosers = yield* HeldChoosers
     const state = yield* BrowserState
     const emulation = yield* Emulation
     const safe = yield* SafePaths
@@ -131,6 +133,17 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
           const set = yield* files.setInputFiles(page, target, r.paths)
           if (r.inputRef !== undefined) yield* refs.settle(tab)
           return { targetId: tab.targetId, armed: false, detail: `set ${set.paths.length} file(s) on the input` }
+        }
+        // The chooser the tab's last action opened, if one is held for this upload; else the next one.
+        const real = yield* files.confineAll(r.paths)
+        const given = yield* choosers.give(page, real, DEFAULT_CLICK_MS)
+        if (given === "one-file") {
+          return yield* new InvalidRequest({
+            message: `upload: the file chooser the page opened takes one file (its input has no \`multiple\`), not ${real.length}: give one path`
+          })
+        }
+        if (given === "given") {
+          return { targetId: tab.targetId, armed: false, detail: `gave ${real.join(", ")} to the file chooser the page opened` }
         }
         const armed = yield* files.armFileChooser(page, r.paths)
         return {

@@ -27,6 +27,11 @@ export const effectLines = (r: ActResult): Array<string> => {
       lines.push(`download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}`)
     }
   }
+  if (r.fileChooser !== undefined) {
+    lines.push(
+      `file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} from the uploads root with \`svc browser upload <path>\``
+    )
+  }
   const n = r.navigation
   if (n !== undefined) {
     lines.push(

@@ -211,7 +211,7 @@ const upload = Command.make(
         }),
       (r) => r.detail
     )
-).pipe(Command.withDescription("arm the next file chooser with <path>... (or set a file input directly)"))
+).pipe(Command.withDescription("give <path>... to the file chooser the last action opened, else arm the next one (or set a file input directly)"))
 
 const cookiesSet = Command.make(
   "set",
