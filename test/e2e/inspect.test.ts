@@ -222,6 +222,14 @@ describe("inspection, files and state through the gateway", () => {
     expect(performance.now() - t0).toBeLessThan(5000)
     const errs = await json("browser", "errors")
     expect(errs.dialogs).toEqual([expect.objectContaining({ type: "alert", message: "hello", answer: "accepted", armed: false })])
+
+    // Answered after the action (as with Playwright MCP): the arming says that dialog was answered already.
+    const late = await svc("browser", "dialog", "--dismiss")
+    expect(late.code).toBe(0)
+    expect(late.stdout).toContain('the alert "hello" the last action opened was already accepted by default')
+    expect(late.stdout).toContain("repeat that action")
+    const again = await svc("browser", "dialog", "--dismiss")
+    expect(again.stdout).not.toContain("already")
   })
 
   it("sets, reads and clears cookies and storage", async () => {

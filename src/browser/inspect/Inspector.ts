@@ -86,15 +86,28 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         return { targetId: tab.targetId, path: file.path, bytes: file.bytes }
       })
 
+    /** How long after a dialog answered by default an arming is taken to be meant for it (see dialog). */
+    const RECENT_DIALOG_MS = 5 * 60_000
+    const clip = (s: string) => (s.length <= 120 ? s : `${s.slice(0, 120)}…`)
+
     const dialog = (profile: string | undefined, r: Tab & { readonly accept: boolean; readonly promptText?: string | undefined }) =>
       Effect.gen(function*() {
         const { tab, page } = yield* attached(profile, r.targetId)
+        const recent = (yield* dialogs.dialogs(tab)).at(-1)
+        const wasArmed = (yield* dialogs.armed(tab)) !== undefined
         yield* dialogs.arm(tab, page, { accept: r.accept, ...(r.promptText !== undefined ? { promptText: r.promptText } : {}) })
+        // An agent that answers a dialog after the action that opened it (as with Playwright MCP) is told that
+        // one was answered already, and how to have it answered this way.
+        const late = recent !== undefined && !recent.armed && !wasArmed &&
+            Date.now() - Date.parse(recent.timestamp) < RECENT_DIALOG_MS
+          ? `; the ${recent.type} ${JSON.stringify(clip(recent.message))} the last action opened was already ${recent.answer} ` +
+            "by default (a dialog holds up its page, so svc answers each at once): to answer it this way, repeat that action"
+          : ""
         return {
           targetId: tab.targetId,
           armed: true,
           detail: `the next dialog of this tab will be ${r.accept ? "accepted" : "dismissed"}` +
-            (r.promptText !== undefined ? ` with the text ${JSON.stringify(r.promptText)}` : "")
+            (r.promptText !== undefined ? ` with the text ${JSON.stringify(r.promptText)}` : "") + late
         }
       })
 
