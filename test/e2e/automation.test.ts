@@ -140,20 +140,20 @@ describe("automation through the gateway", () => {
     await fresh()
     const role = (await gw.svc("browser", "snapshot", "--format", "role")).stdout
     const covered = refOf(role, /button "Covered"/)
-    const c = await gw.svc("browser", "click", covered, "--timeout", "1000")
+    const c = await gw.svc("browser", "click", covered, "--timeout", "2000")
     expect(c.code).not.toBe(0)
     expect(c.stderr).toMatch(/cover|intercept/i)
     expect(c.stderr).toContain("highlight")
-    expect(c.ms).toBeLessThan(3000)
+    expect(c.ms).toBeLessThan(4_000)
     expect(await out()).toBe("nothing yet")
 
     const snap = (await gw.svc("browser", "snapshot")).stdout
     const del = refOf(snap, /button "Delete"/)
     await gw.svc("browser", "evaluate", "--fn", "() => { document.getElementById('del').style.display = 'none' }")
-    const h = await gw.svc("browser", "click", del, "--timeout", "1000")
+    const h = await gw.svc("browser", "click", del, "--timeout", "2000")
     expect(h.code).not.toBe(0)
     expect(h.stderr).toMatch(/visible|fresh snapshot/)
-    expect(h.ms).toBeLessThan(3000)
+    expect(h.ms).toBeLessThan(4_000)
 
     await fresh()
     const roles = (await gw.svc("browser", "snapshot", "--interactive")).stdout
