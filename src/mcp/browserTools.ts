@@ -37,24 +37,36 @@ export const navigate = defineTool({
   name: "browser_navigate",
   title: "Navigate to a URL",
   description: "Load a URL in the current tab (opening a tab if there is none).",
-  input: Schema.Struct({ url: described(Schema.String.pipe(Schema.minLength(1)), "the URL to load") }),
+  input: Schema.Struct({
+    url: described(Schema.String.pipe(Schema.minLength(1)), "the URL to load"),
+    snapshot: opt(Schema.Boolean, "also answer with the loaded page's snapshot (saves a browser_snapshot call)")
+  }),
   readOnly: false,
   destructive: true,
-  run: ({ url }, env) =>
-    env.client.act.navigate({ urlParams: env.query, payload: { url } }).pipe(
-      Effect.map((r) => `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`)
-    )
+  run: ({ snapshot, url }, env) =>
+    Effect.gen(function*() {
+      const r = yield* env.client.act.navigate({ urlParams: env.query, payload: { url } })
+      const line = `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`
+      if (snapshot !== true) return line
+      const s = yield* env.client.inspect.snapshot({ urlParams: { ...env.query, targetId: r.targetId } })
+      return `${line}\n\n${snapshotText(s)}`
+    })
 })
 
 export const navigateBack = defineTool({
   name: "browser_navigate_back",
   title: "Go back",
   description: "Go back to the previous page of the current tab.",
-  input: Schema.Struct({}),
+  input: Schema.Struct({
+    snapshot: opt(Schema.Boolean, "also answer with the page's snapshot (saves a browser_snapshot call)")
+  }),
   readOnly: false,
   destructive: true,
-  run: (_, env) =>
-    env.client.act.act({ urlParams: env.query, payload: { kind: "back" } as never }).pipe(
+  run: ({ snapshot }, env) =>
+    env.client.act.act({
+      urlParams: env.query,
+      payload: { kind: "back", ...(snapshot === true ? { snapshot: true } : {}) } as never
+    }).pipe(
       Effect.map((r) => actionText(`Went back to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
     )
 })

@@ -158,6 +158,19 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(status)).toBe('"clicked 2"')
   })
 
+  it("answers a navigation with the page's snapshot when asked, and its refs work", async () => {
+    const nav = textOf(await session.call("browser_navigate", { url: pages.url("/other"), snapshot: true }))
+    expect(nav).toContain(`Navigated to ${pages.url("/other")}`)
+    expect(nav).toContain(`Page: Other (${pages.url("/other")})`)
+    expect(nav).toMatch(/heading "Other page"/)
+    const again = textOf(await session.call("browser_navigate", { url: pages.url("/form"), snapshot: true }))
+    const click = await session.call("browser_click", { ref: refOf(again, /button "Increment counter"/) })
+    expect(click.isError, textOf(click)).toBeFalsy()
+    const back = textOf(await session.call("browser_navigate_back", { snapshot: true }))
+    expect(back).toContain(`Went back to ${pages.url("/other")}`)
+    expect(back).toMatch(/button "Lonely" \[ref=/)
+  })
+
   it("answers a screenshot as a PNG image part", async () => {
     const shot = await session.call("browser_take_screenshot")
     expect(shot.isError, textOf(shot)).toBeFalsy()
