@@ -399,7 +399,7 @@ describe("launch flags and defaults", () => {
         "--disable-component-update",
         "--disable-sync",
         "--disable-default-apps",
-        "--disable-features=Translate,MediaRouter",
+        "--disable-features=Translate,MediaRouter,BackForwardCache",
         "--password-store=basic",
         "--use-mock-keychain",
         "--headless=new",
