@@ -12,11 +12,14 @@ import { freeCdpPort, type Gateway, servePages, startGateway, waitUntil } from "
  */
 const devtoolsProxy = async (target: number) => {
   const open = new Set<net.Socket>()
+  /** The upgrade requests of the library's websockets, as sent. */
+  const upgrades: Array<string> = []
   const server = net.createServer((client) => {
     const upstream = net.connect({ host: "127.0.0.1", port: target })
     client.once("data", (first: Buffer) => {
       const head = first.toString("latin1")
       if (/^upgrade: websocket/im.test(head) && /^user-agent: playwright/im.test(head)) {
+        upgrades.push(head)
         open.add(client)
         client.once("close", () => open.delete(client))
       }
@@ -35,6 +38,7 @@ const devtoolsProxy = async (target: number) => {
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     automationSockets: () => open.size,
+    upgrades: () => [...upgrades],
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }
@@ -106,5 +110,10 @@ describe("drop the automation connection when a profile stops", () => {
     await waitUntil(() => proxy.automationSockets() === 0, 5_000)
     // The browser the profile pointed at was not ours to stop.
     expect((await fetch(`${chromium.cdpUrl}/json/version`)).ok).toBe(true)
+
+    // A browser on this machine: the library's websocket offers no compression (each message would be deflated
+    // by the browser and inflated here, for nothing).
+    expect(proxy.upgrades().length).toBeGreaterThanOrEqual(2)
+    for (const head of proxy.upgrades()) expect(head).not.toMatch(/permessage-deflate/i)
   })
 })

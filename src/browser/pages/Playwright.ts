@@ -4,12 +4,12 @@ import * as path from "node:path"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { BrowserUnavailable, NotFound, NotImplemented } from "../../domain/errors.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
-import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
-import type { CdpTransport } from "../relay/inProcess.js"
+import { redactSecrets } from "../../platform/redact.js"
 import { LocalRelay } from "../relay/LocalRelay.js"
 import { makeFrameWorlds, makeLocalFrameWorlds } from "./frameWorld.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
 import { openPageSession, type PageInfo } from "./pageSession.js"
+import { connectLibrary } from "./connectLibrary.js"
 import { makeRoundTrips } from "./roundTrips.js"
 import { errorText, withTimeout } from "./promises.js"
 
@@ -38,37 +38,6 @@ export interface PlaywrightTimings {
   readonly connectMs: number | undefined
   readonly lookupMs: number | undefined
   readonly connectedAt: string | undefined
-}
-
-/** An endpoint URL as the library is given it: userinfo taken out and sent as a header instead. */
-const endpointUrl = (raw: string): { readonly href: string; readonly headers: Record<string, string> } => {
-  try {
-    const u = new URL(raw)
-    const auth = basicAuthOf(u)
-    return auth === undefined ? { href: raw, headers: {} } : { href: withoutUserinfo(u).href, headers: { authorization: auth } }
-  } catch {
-    return { href: raw, headers: {} }
-  }
-}
-
-/**
- * The library connected over a transport of ours (the relay in this process): it takes one at run time (its
- * ConnectionTransport) though its types name only URLs. It then takes the browser for one on this machine and
- * would hand an upload's paths to the browser to read; the relay's browser (an extension's debugger) may not
- * read local files, so files go as their contents, as over the relay's websocket. Undefined when this
- * version of the library does not let that be said.
- */
-const connectThrough = async (lib: PlaywrightModule, transport: CdpTransport, timeout: number): Promise<Browser | undefined> => {
-  const connectOver = lib.chromium.connectOverCDP.bind(lib.chromium) as unknown as (t: CdpTransport, o: object) => Promise<Browser>
-  const browser = await connectOver(transport, { timeout })
-  const toImpl = (browser as unknown as { _connection?: { toImpl?: (x: unknown) => unknown } })._connection?.toImpl
-  const impl = toImpl?.(browser) as { _isBrowserCollocatedWithServer?: boolean } | undefined
-  if (impl?._isBrowserCollocatedWithServer === undefined) {
-    await browser.close().catch(() => undefined)
-    return undefined
-  }
-  impl._isBrowserCollocatedWithServer = false
-  return browser
 }
 
 declare const __filename: string | undefined
@@ -301,12 +270,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         const timeout = Math.max(5_000, endpoint.timeoutMs + endpoint.handshakeTimeoutMs)
         // Credentials in the URL's userinfo go as an Authorization: Basic header, on /json/version and on the
         // websocket alike (the library sends `headers` with both).
-        const url = endpointUrl(endpoint.url)
         const transport = Option.isSome(localRelay) ? localRelay.value.transportFor(endpoint.url) : undefined
         const browser = yield* Effect.tryPromise({
-          try: async () =>
-            (transport !== undefined ? await connectThrough(lib, transport, timeout) : undefined) ??
-              await lib.chromium.connectOverCDP(url.href, { timeout, headers: url.headers }),
+          try: () => connectLibrary(lib, endpoint, transport, timeout),
           catch: (e) =>
             new BrowserUnavailable({
               message: redactSecrets(
