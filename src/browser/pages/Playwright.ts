@@ -436,6 +436,13 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const navigations = (page: Page) => Effect.sync(() => infos.get(page)?.navigations ?? 0)
 
     /**
+     * Once the library has seen the page commit a new document: until svc's session has counted it too
+     * (its news comes on another session), within `ms`; false when it has not (a round trip then settles it).
+     */
+    const counted = (page: Page, before: number, ms: number): Promise<boolean> =>
+      infos.get(page)?.navigatedPast(before, ms) ?? Promise.resolve(false)
+
+    /**
      * The tab's title as the browser has it. Asked of the browser process, it answers while the page's own
      * thread is busy (page.title() would queue behind a running snapshot).
      */
@@ -579,6 +586,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       attach,
       disconnect,
       navigations,
+      counted,
       title,
       pageTargets,
       targetIdOf,

@@ -15,6 +15,9 @@ import { errorText } from "./promises.js"
 import { timed } from "../../platform/serverTiming.js"
 import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js"
 
+/** How long `open` waits for svc's session to count the new document before asking with a round trip. */
+const COUNTED_MS = 100
+
 /**
  * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
  * fails clearly when there is none: never "whatever tab happens to be last". Tabs are listed in opening
@@ -79,13 +82,17 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
               const page = yield* timed("page")(sessions.page(profile.name, endpoint, blank.targetId))
+              const before = yield* sessions.navigations(page)
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
               const failed = yield* timed("goto")(Effect.promise(() =>
                 page.goto(normalised, { waitUntil: "commit", timeout: 15_000 }).then(() => undefined, (e: unknown) => errorText(e))
               ))
-              // The library heard of the commit on its own session; one round trip on svc's session of the page
-              // lets that session's news of it arrive too, so a snapshot taken next counts the new document.
-              yield* Effect.promise(() => sessions.evaluateMain(page, "0")?.catch(() => undefined) ?? Promise.resolve())
+              // The library heard of the commit on its own session; svc's session of the page must count the new
+              // document too, so that a snapshot taken next does. Its news usually comes at once; a round trip on
+              // that session settles it otherwise (it waits for the page's main thread, busy with the new document).
+              if (!(yield* timed("counted")(Effect.promise(() => sessions.counted(page, before, COUNTED_MS))))) {
+                yield* Effect.promise(() => sessions.evaluateMain(page, "0")?.catch(() => undefined) ?? Promise.resolve())
+              }
               return { tab: { ...blank, url: page.url() }, failed, refused: yield* policy.refusedSince(mark, page) }
             })
           )

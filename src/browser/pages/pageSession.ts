@@ -23,16 +23,35 @@ export interface PageInfo {
   readonly utility: number | undefined
   /** The same in the documents of the page's iframes that share its process (frame id, context), while known. */
   readonly frameUtilities: ReadonlyArray<readonly [string, number]>
+  /** Resolves true once more than `count` navigations were counted, false after `ms` without. */
+  readonly navigatedPast: (count: number, ms: number) => Promise<boolean>
 }
 
 /** Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. */
 export const openPageSession = async (page: Page): Promise<PageInfo> => {
   const session = await page.context().newCDPSession(page)
   let navigations = 0
+  const waiters = new Set<() => void>()
   // Page.frameNavigated is cross-document only (pushState and anchors are navigatedWithinDocument).
   session.on("Page.frameNavigated", (event) => {
-    if (event.frame.parentId === undefined) navigations++
+    if (event.frame.parentId !== undefined) return
+    navigations++
+    for (const wake of [...waiters]) wake()
   })
+  const navigatedPast = (count: number, ms: number) =>
+    new Promise<boolean>((resolve) => {
+      if (navigations > count) return resolve(true)
+      const done = (past: boolean) => {
+        clearTimeout(timer)
+        waiters.delete(wake)
+        resolve(past)
+      }
+      const wake = () => {
+        if (navigations > count) done(true)
+      }
+      const timer = setTimeout(() => done(false), ms)
+      waiters.add(wake)
+    })
   // The library's utility worlds by frame: kept from the start, as the target's id may arrive after them.
   // Each connection of the library names its worlds after its own page (another client on the same browser
   // has worlds of its own, which are not ours to use).
@@ -56,6 +75,7 @@ export const openPageSession = async (page: Page): Promise<PageInfo> => {
   return {
     targetId,
     session,
+    navigatedPast,
     get navigations() {
       return navigations
     },

@@ -125,6 +125,7 @@ const setup = () => {
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
       navigations: () => Effect.succeed(0),
+      counted: () => Promise.resolve(false),
       title: () => Effect.succeed(""),
       pageTargets: () => Effect.succeed(undefined),
       targetIdOf: () => Effect.succeed(undefined),

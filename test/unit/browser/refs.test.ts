@@ -165,6 +165,7 @@ const setup = () => {
       attach: () => Effect.void,
       disconnect: () => Effect.succeed(false),
       navigations: (page: Page) => Effect.sync(() => pages.get(page)?.navigations ?? 0),
+      counted: () => Promise.resolve(false),
       title: () => Effect.succeed(""),
       pageTargets: () => Effect.succeed(undefined),
       targetIdOf: () => Effect.succeed(undefined),
