@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { CDPSession, Page } from "playwright-core"
 import { Profiles } from "../launch/Profiles.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { withTimeout } from "../pages/promises.js"
 import { Files } from "./Files.js"
 
 // A file chooser an agent's click opens, held for the upload that follows it: the way agents know from
@@ -70,13 +71,8 @@ export class HeldChoosers extends Effect.Service<HeldChoosers>()("svc/HeldChoose
           if (h === undefined) return "none"
           if (paths.length > 1 && !h.multiple) return "one-file"
           held.delete(page)
-          let timer: ReturnType<typeof setTimeout> | undefined
-          const timeout = new Promise<"none">((resolve) => {
-            timer = setTimeout(() => resolve("none"), timeoutMs)
-          })
           const set = h.session.send("DOM.setFileInputFiles", { files: [...paths], backendNodeId: h.backendNodeId })
-            .then(() => "given" as const, () => "none" as const)
-          return await Promise.race([set, timeout]).finally(() => clearTimeout(timer))
+          return await withTimeout(set, timeoutMs, "DOM.setFileInputFiles").then(() => "given" as const, () => "none" as const)
         })
     } as const
   })

@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core"
-import { basicAuthOf, withoutUserinfo } from "../../platform/redact.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
+import { dialTarget } from "../cdp/socket/connection.js"
 import type { CdpTransport } from "../relay/inProcess.js"
 import { openPlainTransport } from "./plainTransport.js"
 
@@ -8,17 +8,6 @@ import { openPlainTransport } from "./plainTransport.js"
 // plain websocket to a browser on this machine), else by the endpoint's URL as the library dials it.
 
 type PlaywrightModule = typeof import("playwright-core")
-
-/** An endpoint URL as the library is given it: userinfo taken out and sent as a header instead. */
-const endpointUrl = (raw: string): { readonly href: string; readonly headers: Record<string, string> } => {
-  try {
-    const u = new URL(raw)
-    const auth = basicAuthOf(u)
-    return auth === undefined ? { href: raw, headers: {} } : { href: withoutUserinfo(u).href, headers: { authorization: auth } }
-  } catch {
-    return { href: raw, headers: {} }
-  }
-}
 
 /**
  * The library connected over a transport of ours: it takes one at run time (its ConnectionTransport) though
@@ -72,6 +61,7 @@ export const connectLibrary = async (
 ): Promise<Browser> => {
   const through = relay !== undefined ? await connectThrough(lib, relay, timeout, false) : await connectPlain(lib, endpoint, timeout)
   if (through !== undefined) return through
-  const url = endpointUrl(endpoint.url)
-  return await lib.chromium.connectOverCDP(url.href, { timeout, headers: url.headers })
+  // Userinfo in the URL goes as an Authorization header instead, as svc's own CDP sockets send it.
+  const target = dialTarget(endpoint.url)
+  return await lib.chromium.connectOverCDP(target.url, { timeout, headers: target.headers })
 }

@@ -1,5 +1,7 @@
 import * as http from "node:http"
 import WebSocket from "ws"
+import { isLoopbackHostname } from "../../platform/loopback.js"
+import { MAX_PAYLOAD } from "../cdp/socket/connection.js"
 import type { CdpTransport } from "../relay/inProcess.js"
 
 // The automation library's connection to a browser on this machine, over a websocket of svc's own without
@@ -9,11 +11,6 @@ import type { CdpTransport } from "../relay/inProcess.js"
 // rounds): navigations 15-30 ms and first snapshots 15-30 ms quicker on the bench's pages, about 45 ms less
 // of the gateway's CPU during a cold start.
 
-/** As large as the library allows a message (an element screenshot, a big snapshot). */
-const MAX_PAYLOAD = 256 * 1024 * 1024
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
-
 /**
  * The endpoint's browser websocket when it is one svc can dial plainly: a DevTools endpoint on this machine,
  * without credentials (those go the library's way, which sends them as a header). Undefined otherwise.
@@ -21,7 +18,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"])
 const localEndpoint = (raw: string): URL | undefined => {
   try {
     const u = new URL(raw)
-    if (!LOOPBACK.has(u.hostname) || u.username !== "" || u.password !== "") return undefined
+    if (!isLoopbackHostname(u.hostname) || u.username !== "" || u.password !== "") return undefined
     return u.protocol === "http:" || u.protocol === "ws:" ? u : undefined
   } catch {
     return undefined

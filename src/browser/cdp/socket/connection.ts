@@ -36,7 +36,7 @@ export interface Connection {
 }
 
 /** The websocket's frames may be large (a full-page screenshot is base64 in one message). */
-const MAX_PAYLOAD = 256 * 1024 * 1024
+export const MAX_PAYLOAD = 256 * 1024 * 1024
 
 /** A websocket URL as dialled: credentials taken out of the URL and sent as an Authorization header. */
 export const dialTarget = (wsUrl: string): { readonly url: string; readonly headers: Record<string, string> } => {
