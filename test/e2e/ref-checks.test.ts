@@ -26,6 +26,11 @@ const page = `<!doctype html><title>Checks</title>
   })
 </script>`
 
+// A role ref inside an iframe is pinned to its element without the one-call check (that is for the top
+// document): the action's own waiting must still notice the element going away.
+const inner = `<!doctype html><title>Inner</title><p id="later"><button disabled>Later</button></p>`
+const framed = `<!doctype html><title>Framed</title><iframe title="inner" src="/inner"></iframe>`
+
 describe("one-call ref checks", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
@@ -46,7 +51,7 @@ describe("one-call ref checks", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/checks": page })
+    pages = await servePages({ "/checks": page, "/inner": inner, "/framed": framed })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/checks"))
   }, 60_000)
@@ -111,4 +116,16 @@ describe("one-call ref checks", () => {
       expect(await log()).toEqual([])
     }, 60_000)
   }
+
+  it("role, in an iframe: an element removed while the action waits for it is reported at once, not waited out", async () => {
+    expect((await gw.svc("browser", "navigate", pages.url("/framed"))).code).toBe(0)
+    const snap = (await gw.svc("browser", "snapshot", "--format", "role", "--frame", "iframe")).stdout
+    const later = refOf(snap, /button "Later"/)
+    await run("() => { const doc = document.querySelector('iframe').contentDocument; setTimeout(() => { doc.getElementById('later').innerHTML = '' }, 1500); return 1 }")
+    const t0 = performance.now()
+    const click = await gw.svc("browser", "click", later, "--timeout", "20000")
+    expect(click.code).not.toBe(0)
+    expect(click.stderr).toMatch(/removed|snapshot/)
+    expect(performance.now() - t0).toBeLessThan(10_000)
+  }, 60_000)
 })

@@ -19,7 +19,9 @@ import type { ActionTarget } from "./target.js"
 /**
  * How long the first, short attempt of an action runs. Playwright retries at about 0, 20, 120 and 220 ms; an
  * element that is no longer on the page after that is reported at once, anything else is waited for with the
- * rest of the budget.
+ * rest of the budget, in attempts twice as long each time: an element that goes away while the action waits
+ * for it (disabled, then removed) is reported when the attempt under way ends, not when the budget does. (A
+ * ref pinned to its element finds nothing once that element is gone, which one long attempt would wait out.)
  */
 export const PROBE_MS = 500
 /** Beyond an action's own timeout, how long before the call is abandoned as hung. */
@@ -96,13 +98,19 @@ const makeSteps = (action: ActionName, self: ActionTarget | undefined, timeoutMs
     landed: { readonly value: A } | undefined
   ) =>
     Effect.gen(function*() {
-      const first = yield* Effect.either(Effect.flatMap(remaining, (ms) => attempt(run, Math.min(PROBE_MS, ms))))
-      if (Either.isRight(first)) return first.right
-      const f = first.left
-      if (landed !== undefined && f.timedOut && f.landed) return landed.value
-      const left = yield* remaining
-      if (!worthWaiting(f) || left <= 1) return yield* fail(f, options)
-      return yield* once(run, options)
+      let slice = PROBE_MS
+      for (;;) {
+        const ms = slice
+        const tried = yield* Effect.either(Effect.flatMap(remaining, (left) => attempt(run, Math.min(ms, left))))
+        if (Either.isRight(tried)) return tried.right
+        const f = tried.left
+        if (landed !== undefined && f.timedOut && f.landed) return landed.value
+        const left = yield* remaining
+        if (!worthWaiting(f) || left <= 1) return yield* fail(f, options)
+        slice *= 2
+        // The last attempt takes the whole rest, never a sliver of it.
+        if (left < slice * 2) return yield* once(run, options)
+      }
     })
 
   return {

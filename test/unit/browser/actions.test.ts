@@ -437,25 +437,26 @@ const resolve = (v?: unknown) => () => Promise.resolve(v)
 const withActions = <A>(f: (a: Actions) => Effect.Effect<A, ActionError>) => Effect.flatMap(Actions, f).pipe(Effect.provide(Actions.Default))
 
 describe("the retry policy", () => {
-  it.effect("a covered, disabled or hidden element is waited for with the rest of the budget, then named", () =>
+  it.effect("a covered, disabled or hidden element is waited for in longer and longer attempts up to the budget, then named", () =>
     Effect.gen(function*() {
       const uncovered = fakeTarget({ click: [reject(COVERED), resolve()] })
       yield* withActions((a) => a.click(page, uncovered.target))
-      expect(uncovered.calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "click", timeout: DEFAULT_ACTION_TIMEOUT_MS }])
+      expect(uncovered.calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "click", timeout: 2 * PROBE_MS }])
       expect(DEFAULT_ACTION_TIMEOUT_MS).toBe(5_000)
       const covered = fakeTarget({ click: [reject(COVERED), reject(COVERED)] })
       const e = yield* Effect.flip(withActions((a) => a.click(page, covered.target, { timeoutMs: 2_000 })))
       expect(e._tag).toBe("Conflict")
       expect(e.message).toContain("after 2s the element is still covered by <div id=\"overlay\"")
-      expect(covered.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2_000])
+      // (The test clock stands still: every attempt sees the whole budget left; the last one takes all of it.)
+      expect(covered.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS, 2_000])
       const disabled = fakeTarget({ fill: [reject(DISABLED), reject(DISABLED)] })
       const d = yield* Effect.flip(withActions((a) => a.type(page, disabled.target, "x")))
       expect(d.message).toContain("after 5s the element is still disabled")
       expect(d.message).toContain("svc browser wait e1 --enabled")
-      expect(disabled.calls).toHaveLength(2)
+      expect(disabled.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS, 4 * PROBE_MS, DEFAULT_ACTION_TIMEOUT_MS])
       const hidden = fakeTarget({ hover: [reject(HIDDEN), reject(HIDDEN)] })
       expect((yield* Effect.flip(withActions((a) => a.hover(page, hidden.target)))).message).toContain("still not visible")
-      expect(hidden.calls).toHaveLength(2)
+      expect(hidden.calls).toHaveLength(4)
     }))
 
   it.effect("an element gone from the page is reported after the short attempt, without a second one", () =>
@@ -466,11 +467,19 @@ describe("the retry policy", () => {
       expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }])
     }))
 
-  it.effect("an element still animating gets a second, patient attempt with the rest of the budget", () =>
+  it.effect("an element still animating gets another, longer attempt", () =>
     Effect.gen(function*() {
       const { calls, target } = fakeTarget({ click: [reject(UNSTABLE), resolve()] })
       yield* withActions((a) => a.click(page, target))
-      expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "click", timeout: DEFAULT_ACTION_TIMEOUT_MS }])
+      expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "click", timeout: 2 * PROBE_MS }])
+    }))
+
+  it.effect("an element taken away while the action waits for it is reported when the attempt under way ends", () =>
+    Effect.gen(function*() {
+      const { calls, target } = fakeTarget({ click: [reject(COVERED), reject(MISSING), resolve()] })
+      const e = yield* Effect.flip(withActions((a) => a.click(page, target, { timeoutMs: 30_000 })))
+      expect(e._tag).toBe("NotFound")
+      expect(calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS])
     }))
 
   it.effect("a click whose events went out before the short attempt ended is not repeated", () =>
@@ -491,7 +500,7 @@ describe("the retry policy", () => {
       const slow = fakeTarget({ fill: [reject(UNSTABLE), reject(UNSTABLE)] })
       const e = yield* Effect.flip(withActions((a) => a.type(page, slow.target, "x", { timeoutMs: 3_000 })))
       expect(e.message).toContain("timed out after 3s")
-      expect(slow.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 3_000])
+      expect(slow.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS, 3_000])
     }))
 
   it.effect("select waits for options still loading, then reads the element's options to name them", () =>
@@ -502,7 +511,7 @@ describe("the retry policy", () => {
       })
       const e = yield* Effect.flip(withActions((a) => a.select(page, target, ["Purple"])))
       expect(e.message).toContain("\"Red\" (value \"r\")")
-      expect(calls.map((c) => c.method)).toEqual(["selectOption", "selectOption", "evaluate"])
+      expect(calls.map((c) => c.method)).toEqual(["selectOption", "selectOption", "selectOption", "selectOption", "evaluate"])
     }))
 
   it.effect("a call that never settles is abandoned after its timeout and a grace period", () =>
