@@ -57,21 +57,30 @@ export const openPageSession = async (page: Page): Promise<PageInfo> => {
   // has worlds of its own, which are not ours to use).
   const utility = new Map<string, number>()
   const worldName = utilityWorldOf(page)
+  // The page's own (main world) contexts by frame, to find documents the library has no utility world in.
+  const documents = new Map<string, number>()
   session.on("Runtime.executionContextCreated", ({ context }) => {
-    const aux = context.auxData as { readonly frameId?: string } | undefined
+    const aux = context.auxData as { readonly frameId?: string; readonly isDefault?: boolean } | undefined
+    if (aux?.frameId === undefined) return
+    if (aux.isDefault === true) documents.set(aux.frameId, context.id)
     const ours = worldName !== undefined ? context.name === worldName : context.name.startsWith(UTILITY_WORLD)
-    if (aux?.frameId !== undefined && ours) utility.set(aux.frameId, context.id)
+    if (ours) utility.set(aux.frameId, context.id)
   })
   session.on("Runtime.executionContextDestroyed", (event) => {
     for (const [frame, id] of utility) if (id === event.executionContextId) utility.delete(frame)
+    for (const [frame, id] of documents) if (id === event.executionContextId) documents.delete(frame)
   })
-  session.on("Runtime.executionContextsCleared", () => utility.clear())
+  session.on("Runtime.executionContextsCleared", () => {
+    utility.clear()
+    documents.clear()
+  })
   const [{ targetInfo }] = await Promise.all([
     session.send("Target.getTargetInfo"),
     session.send("Page.enable"),
     session.send("Runtime.enable")
   ])
   const targetId = targetInfo.targetId
+  if (worldName !== undefined) giveMissingWorlds(session, worldName, documents, utility)
   return {
     targetId,
     session,
@@ -85,5 +94,27 @@ export const openPageSession = async (page: Page): Promise<PageInfo> => {
     get frameUtilities() {
       return [...utility].filter(([frame]) => frame !== targetId)
     }
+  }
+}
+
+/**
+ * Creates the library's utility world in the documents that have none. The library asks for it in every new
+ * document from its first commands to a page on, and creates it itself in the frames the page had then; an
+ * iframe whose document was made between the two (a page that was already loading when the library took it
+ * over: a tab opened with its URL, a popup) never gets one, and every snapshot and locator in that frame
+ * then waits out its whole timeout. When svc's session starts, the library's own start is done, and the
+ * contexts its Runtime.enable lists are every document there is: one without the world is such a document.
+ * The world is made under the library's name, and the library, which hears of every context of the page,
+ * takes it as its own.
+ */
+const giveMissingWorlds = (
+  session: CDPSession,
+  worldName: string,
+  documents: ReadonlyMap<string, number>,
+  utility: ReadonlyMap<string, number>
+): void => {
+  for (const frameId of documents.keys()) {
+    if (utility.has(frameId)) continue
+    void session.send("Page.createIsolatedWorld", { frameId, worldName, grantUniveralAccess: true }).catch(() => undefined)
   }
 }
