@@ -72,12 +72,15 @@ export interface BoundedRead {
   readonly unread: Unread | undefined
 }
 
-/** The characters a flat list of the read's controls takes: their lines, unindented. */
+/** What a control's line in the list has beside what the read shows of it: its ref (` [ref=e1234]`: an estimate). */
+const REF_CHARS = 12
+
+/** The characters a flat list of the read's controls takes: their lines, unindented, with their refs. */
 const controlChars = (raw: string): number => {
   let chars = 0
   const line = /^ *- '?([a-z]+)[^\n]*/gm
   for (let m = line.exec(raw); m !== null; m = line.exec(raw)) {
-    if (INTERACTIVE_ROLES.has(m[1]!)) chars += m[0].trimStart().length + 1
+    if (INTERACTIVE_ROLES.has(m[1]!)) chars += m[0].trimStart().length + 1 + REF_CHARS
   }
   return chars
 }

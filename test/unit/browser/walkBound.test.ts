@@ -90,7 +90,8 @@ describe("readBounded", () => {
     // 27 characters of controls against a cap of 1,000: read again, further.
     expect(reads).toBe(2)
     expect(w.arms.every((a) => a.controls)).toBe(true)
-    expect(w.releases[0]!.chars).toBe('- link "One"'.length + '- button "Two"'.length + 2)
+    // Each line as the list shows it: with its ref (` [ref=e1234]`), which the read has not yet.
+    expect(w.releases[0]!.chars).toBe('- link "One" [ref=e1234]'.length + '- button "Two" [ref=e1234]'.length + 2)
   })
 })
 
