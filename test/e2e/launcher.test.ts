@@ -399,7 +399,7 @@ describe("launch flags and defaults", () => {
         "--disable-component-update",
         "--disable-sync",
         "--disable-default-apps",
-        "--disable-features=Translate,MediaRouter,BackForwardCache",
+        "--disable-features=Translate,MediaRouter,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI",
         "--password-store=basic",
         "--use-mock-keychain",
         "--headless=new",
@@ -411,6 +411,8 @@ describe("launch flags and defaults", () => {
     const headed = chromeArgs({ ...base, headless: false, noSandbox: false })
     expect(headed).not.toContain("--headless=new")
     expect(headed).not.toContain("--no-sandbox")
+    // The omnibox's own popups stay as they are where a person sees them.
+    expect(headed).toContain("--disable-features=Translate,MediaRouter,BackForwardCache")
   })
 
   it("is headless on Linux without a display, headed with X11 or Wayland, headed on macOS and Windows", () => {
