@@ -151,8 +151,9 @@ describe("the extension relay (relay profile)", () => {
     await browser.stopWorker()
     // Started again by the next browser event for the extension (the page's title changing), it restores
     // the shared tab from storage and reconnects to the relay. Should the browser not wake it for those
-    // (seen once in a whole-suite run on a loaded machine: nothing for 15 s), the extension's own alarm does,
-    // every 30 s: a user's stopped worker comes back by either, so the test waits for either.
+    // (seen once in a whole-suite run, with the other test files beside it: nothing for 15 s), the
+    // extension's own alarm does, every 30 s: a user's stopped worker comes back by either, so the test waits
+    // for either.
     await waitUntil(() => extensionConnects() > connects, 40_000)
     expect(await badge(tab)).toBe("ON")
     await waitUntil(async () => (await sharedTabs()).includes(tab), 10_000)
