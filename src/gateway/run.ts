@@ -1,4 +1,4 @@
-import { ConfigProvider, Console, Context, Effect, Either, Layer, Logger } from "effect"
+import { ConfigProvider, Console, Context, Deferred, Effect, Either, Fiber, Layer, Logger, Option } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
 import { redactSecrets } from "../platform/redact.js"
 import { defaultProfileName } from "../config/SvcConfig.js"
@@ -7,6 +7,7 @@ import { BridgeHttpClientLive } from "../msgbridge/bridge/transport.js"
 import { AgentLive } from "../agent/model/layer.js"
 import { AgentStatus } from "../agent/model/AgentStatus.js"
 import { BrowserManager } from "../browser/launch/BrowserManager.js"
+import { Profiles } from "../browser/launch/Profiles.js"
 import { webhookHandler } from "../msgbridge/webhook.js"
 import { resolveAccounts } from "../msgbridge/channel/Accounts.js"
 import { makeChannel } from "../msgbridge/channel/Channel.js"
@@ -60,6 +61,11 @@ const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.ge
   const controlHeaders: Record<string, string> = auth.token !== undefined
     ? { authorization: `Bearer ${auth.token}` }
     : { "x-svc-password": auth.password ?? "" }
+  // The browser services first, so that the default browser (when asked for) starts while the rest of the
+  // gateway is built: Chromium takes a few hundred ms to open its DevTools port, mostly on other cores.
+  const browser = yield* Layer.build(BrowserServicesLive)
+  const browsers = Context.get(browser, BrowserManager)
+  if (options.startBrowser) yield* startDefaultBrowser(browsers, Context.get(browser, Profiles))
   const agent = yield* Layer.build(
     AgentLive(config, store.paths.stateDir, { baseUrl: `http://127.0.0.1:${ports.control}`, headers: controlHeaders })
   )
@@ -85,7 +91,7 @@ const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.ge
     GatewayServerLive({ port: ports.gateway, bind, credentials, webhooks, ...(mcp !== undefined ? { mcp } : {}) }),
     RelayServerLive({ port: ports.relay, secrets: credentials })
   )
-  const context = yield* Layer.build(servers.pipe(Layer.provideMerge(BrowserServicesLive))).pipe(
+  yield* Layer.build(servers.pipe(Layer.provide(Layer.succeedContext(browser)))).pipe(
     Effect.mapError((e) => new GatewayRunError(describeStartError(e, ports)))
   )
   yield* Console.log(
@@ -93,19 +99,38 @@ const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.ge
       `control 127.0.0.1:${ports.control}, relay 127.0.0.1:${ports.relay}, default browser profile ${defaultProfileName(config)}` +
       (webhooks.length > 0 ? `, msgbridge webhook${webhooks.length > 1 ? "s" : ""} ${webhooks.map((w) => w.path).join(" ")}` : "")
   )
-  const browsers = Context.get(context, BrowserManager)
   // Run first when the gateway stops: the browsers quit while the rest shuts down.
   yield* Effect.addFinalizer(() => browsers.quitAll)
-  if (options.startBrowser) {
-    const started = yield* Effect.either(browsers.start(undefined))
-    yield* Either.match(started, {
-      onLeft: (e) => Console.error(`svc: the browser did not start: ${e.message}`),
-      onRight: (r) =>
-        Console.log(`svc: browser ${r.status.profile} running (pid ${r.status.pid ?? "-"}, ${r.status.cdpUrl ?? "-"})`)
-    })
-  }
   return yield* Effect.never
 })
+
+/**
+ * `--start-browser`: the default profile's browser starts in the background and says how it went. A managed
+ * one is waited for until its process is spawned: the steps before that are on this thread, and the rest of
+ * the gateway is then built while Chromium starts on other cores. Any other kind is not waited for at all.
+ */
+const startDefaultBrowser = (browsers: BrowserManager, profiles: Profiles) =>
+  Effect.gen(function*() {
+    const gatewayScope = yield* Effect.scope
+    const started = Effect.flatMap(
+      Effect.either(browsers.start(undefined)),
+      Either.match({
+        onLeft: (e) => Console.error(`svc: the browser did not start: ${e.message}`),
+        onRight: (r) =>
+          Console.log(`svc: browser ${r.status.profile} running (pid ${r.status.pid ?? "-"}, ${r.status.cdpUrl ?? "-"})`)
+      })
+    )
+    // Told of the spawn only while this waits: the listener goes with this inner scope, the start does not.
+    yield* Effect.scoped(Effect.gen(function*() {
+      const spawned = yield* Deferred.make<void>()
+      yield* browsers.whileStarting(() => Deferred.succeed(spawned, undefined))
+      const start = yield* Effect.forkIn(started, gatewayScope)
+      const profile = yield* Effect.option(profiles.resolve(undefined))
+      if (Option.isSome(profile) && profile.value.driver === "managed" && !profile.value.attachOnly) {
+        yield* Effect.raceFirst(Deferred.await(spawned), Fiber.await(start))
+      }
+    }))
+  })
 
 /** Log messages with credentials and tokens in the URLs they quote hidden (the gateway's stdout is often kept). */
 const redactLogMessage = (message: unknown): unknown =>
