@@ -15,6 +15,8 @@ export interface CdpEndpoint {
   readonly handshakeTimeoutMs: number
   /** Bound on each CDP command; default {@link DEFAULT_COMMAND_TIMEOUT_MS}. */
   readonly commandTimeoutMs?: number | undefined
+  /** The browser websocket, when already known (a browser svc has just launched): not asked of /json/version again. */
+  readonly webSocketUrl?: string | undefined
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 15_000

@@ -190,7 +190,8 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
         }
         // Begun once this launch's own work is done, so that it does not hold up the answer to whoever started it.
         if (launched.takenOver !== true) {
-          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, ep), { discard: true }), scope)
+          const known = { ...ep, webSocketUrl: launched.webSocketDebuggerUrl }
+          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, known), { discard: true }), scope)
         }
         return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
       })

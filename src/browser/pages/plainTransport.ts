@@ -52,11 +52,11 @@ const browserWebSocket = (base: URL, timeoutMs: number): Promise<string> =>
  */
 export const openPlainTransport = async (
   raw: string,
-  timeouts: { readonly timeoutMs: number; readonly handshakeTimeoutMs: number }
+  timeouts: { readonly timeoutMs: number; readonly handshakeTimeoutMs: number; readonly webSocketUrl?: string | undefined }
 ): Promise<CdpTransport | undefined> => {
   const base = localEndpoint(raw)
   if (base === undefined) return undefined
-  const url = base.protocol === "ws:" ? base.href : await browserWebSocket(base, timeouts.timeoutMs)
+  const url = base.protocol === "ws:" ? base.href : timeouts.webSocketUrl ?? await browserWebSocket(base, timeouts.timeoutMs)
   const target = localEndpoint(url)
   if (target === undefined) return undefined
   return await new Promise<CdpTransport>((resolve, reject) => {
