@@ -1,4 +1,6 @@
-import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { GatewayRunner } from "../gateway/GatewayRunner.js"
 import { runCli } from "../cli/main.js"

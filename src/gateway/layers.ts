@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { type Effect, Layer } from "effect"
 import { closingServer } from "../platform/httpServer.js"
 import { ControlApi } from "../api/ControlApi.js"

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, Console, Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
 import * as os from "node:os"

@@ -1,6 +1,7 @@
 import { McpServer } from "@effect/ai"
 import type { FileSystem, HttpClient } from "@effect/platform"
-import { NodeSink, NodeStream } from "@effect/platform-node"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Deferred, Effect, Layer } from "effect"
 import { VERSION } from "../version.js"
 import { attachGateway } from "./gateway.js"

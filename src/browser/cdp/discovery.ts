@@ -1,5 +1,5 @@
 import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { type Cause, Data, Duration, Effect, Layer, type ParseResult, Schema } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"

@@ -15,7 +15,8 @@
 // stock client on the same agent.
 
 import { HttpClient, HttpClientError, type HttpClientRequest, type HttpClientResponse, UrlParams } from "@effect/platform"
-import { NodeHttpClient, NodeStream } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Layer } from "effect"
 import * as Http from "node:http"
 import * as Https from "node:https"
