@@ -34,6 +34,8 @@ const describeStartError = (e: unknown, ports: { gateway: number; control: numbe
 /** What the gateway serves that lives above it: the MCP endpoint (mcp/http.ts), given by whoever runs it. */
 export interface GatewayExtras {
   readonly mcp?: (control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }) => Effect.Effect<McpEndpoint>
+  /** Run once both listeners are up (whoever runs the gateway in its own process learns it without asking). */
+  readonly onReady?: Effect.Effect<void>
 }
 
 /**
@@ -101,6 +103,7 @@ const gateway = (options: GatewayRunOptions, extras: GatewayExtras) => Effect.ge
   )
   // Run first when the gateway stops: the browsers quit while the rest shuts down.
   yield* Effect.addFinalizer(() => browsers.quitAll)
+  if (extras.onReady !== undefined) yield* extras.onReady
   return yield* Effect.never
 })
 

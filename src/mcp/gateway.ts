@@ -1,4 +1,6 @@
-import { Cause, Duration, Effect, Exit, Fiber, Option } from "effect"
+import * as net from "node:net"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { findConnection } from "../client/Connection.js"
 import { type ControlClient, makeControlClient } from "../client/ControlClient.js"
 import { runGateway } from "../gateway/run.js"
 import { makeGatewayMcpHttp } from "./http.js"
@@ -17,10 +19,36 @@ export interface AttachedGateway {
 /** Whether the gateway behind this client answers. */
 const answers = (client: ControlClient) => client.browser.profiles({ urlParams: {} }).pipe(Effect.as(client), Effect.option)
 
-/** The running gateway, if one answers on this state dir's control port. */
-const reach = makeControlClient.pipe(
+/** Whether anything accepts connections on the port (a refused connection answers at once). */
+const listening = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = net.connect({ port, host: "127.0.0.1" })
+    const done = (open: boolean) => {
+      socket.destroy()
+      resume(Effect.succeed(open))
+    }
+    socket.once("connect", () => done(true))
+    socket.once("error", () => done(false))
+    return Effect.sync(() => socket.destroy())
+  })
+
+/**
+ * The running gateway, if one answers on this state dir's control port. Nothing listening there (the usual
+ * case for a first start) is told by a refused connection, without building the typed client.
+ */
+const reach = findConnection.pipe(
   Effect.option,
-  Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: ({ client }) => answers(client) }))
+  Effect.flatMap(Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (connection) =>
+      Effect.flatMap(listening(Number(new URL(connection.baseUrl).port)), (open) =>
+        open
+          ? makeControlClient.pipe(
+            Effect.option,
+            Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: ({ client }) => answers(client) }))
+          )
+          : Effect.succeedNone)
+  }))
 )
 
 const READY_TIMEOUT = Duration.seconds(30)
@@ -30,23 +58,26 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     const running = yield* reach
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
     // Start the gateway here, its default browser launching as soon as it listens (another profile's is
-    // launched by warmUp once the gateway answers). Its scope is the caller's.
-    const gateway = yield* Effect.forkScoped(runGateway({ port: undefined, startBrowser: options.profile === undefined }, { mcp: makeGatewayMcpHttp }))
+    // launched by warmUp once the gateway answers). Its scope is the caller's. It says when it listens.
+    const up = yield* Deferred.make<void>()
+    const gateway = yield* Effect.forkScoped(
+      runGateway({ port: undefined, startBrowser: options.profile === undefined }, {
+        mcp: makeGatewayMcpHttp,
+        onReady: Deferred.succeed(up, undefined)
+      })
+    )
     const waitReady = Effect.gen(function*() {
-      // The client is made once the gateway has written its token, then asked until the gateway answers.
-      let client: ControlClient | undefined
-      while (true) {
-        if (client === undefined) client = yield* makeControlClient.pipe(Effect.map((c) => c.client), Effect.orElseSucceed(() => undefined))
-        const reached = client === undefined ? Option.none() : yield* answers(client)
-        if (Option.isSome(reached)) return reached.value
-        const exit = yield* gateway.poll
-        if (Option.isSome(exit)) {
-          return yield* Effect.fail(
-            new McpRunError(Exit.isFailure(exit.value) ? gatewayFailure(exit.value) : "the gateway stopped before it answered")
-          )
-        }
-        yield* Effect.sleep(Duration.millis(10))
+      const stopped = yield* Effect.raceFirst(Deferred.await(up).pipe(Effect.as(Option.none())), Effect.map(Fiber.await(gateway), Option.some))
+      if (Option.isSome(stopped)) {
+        return yield* Effect.fail(
+          new McpRunError(Exit.isFailure(stopped.value) ? gatewayFailure(stopped.value) : "the gateway stopped before it answered")
+        )
       }
+      // Its token is in the state dir by now: the client is made once, for a gateway known to listen.
+      return yield* makeControlClient.pipe(
+        Effect.map((c) => c.client),
+        Effect.mapError((e) => new McpRunError(`the gateway started, but its client could not be made: ${e.message}`))
+      )
     })
     const client = yield* waitReady.pipe(
       Effect.timeoutFail({
