@@ -91,16 +91,32 @@ export const baseEnv = (stateDir: string, port: number): NodeJS.ProcessEnv => {
   return env
 }
 
-export const startGateway = async (options: {
+export interface GatewayOptions {
   readonly config?: object
   readonly stateDir?: string
   readonly args?: ReadonlyArray<string>
   readonly env?: NodeJS.ProcessEnv
   /** The gateway port (default: a free one); a gateway restarted on the same state dir passes the first one's. */
   readonly port?: number
-} = {}): Promise<Gateway> => {
+}
+
+/**
+ * A gateway on its own state dir. Ports found free are only free until the gateway binds them: a test file
+ * running beside this one may take one meanwhile (seen once, a relay port). A gateway on ports chosen here
+ * that finds one taken is started again on others.
+ */
+export const startGateway = async (options: GatewayOptions = {}): Promise<Gateway> => {
   const stateDir = options.stateDir ?? makeStateDir(options.config)
-  const port = options.port ?? (await freeGatewayPort())
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startGatewayOn(options, stateDir, options.port ?? (await freeGatewayPort()))
+    } catch (e) {
+      if (options.port !== undefined || attempt === 3 || !/already in use/.test(String(e))) throw e
+    }
+  }
+}
+
+const startGatewayOn = async (options: GatewayOptions, stateDir: string, port: number): Promise<Gateway> => {
   const env = { ...baseEnv(stateDir, port), ...options.env }
   const child = spawn(SVC_BIN, ["gateway", "run", ...(options.args ?? [])], {
     env,
