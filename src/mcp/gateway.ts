@@ -1,7 +1,7 @@
-import * as net from "node:net"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { findConnection } from "../client/Connection.js"
-import { type ControlClient, makeControlClient } from "../client/ControlClient.js"
+import { type ControlClient, makeControlClient, makeControlClientAt } from "../client/ControlClient.js"
+import { tcpConnects } from "../platform/tcpProbe.js"
 import { runGateway } from "../gateway/run.js"
 import { makeGatewayMcpHttp } from "./http.js"
 import { McpRunError } from "./McpRunner.js"
@@ -19,34 +19,19 @@ export interface AttachedGateway {
 /** Whether the gateway behind this client answers. */
 const answers = (client: ControlClient) => client.browser.profiles({ urlParams: {} }).pipe(Effect.as(client), Effect.option)
 
-/** Whether anything accepts connections on the port (a refused connection answers at once). */
-const listening = (port: number) =>
-  Effect.async<boolean>((resume) => {
-    const socket = net.connect({ port, host: "127.0.0.1" })
-    const done = (open: boolean) => {
-      socket.destroy()
-      resume(Effect.succeed(open))
-    }
-    socket.once("connect", () => done(true))
-    socket.once("error", () => done(false))
-    return Effect.sync(() => socket.destroy())
-  })
-
 /**
  * The running gateway, if one answers on this state dir's control port. Nothing listening there (the usual
- * case for a first start) is told by a refused connection, without building the typed client.
+ * case for a first start) is told by a refused connection, without building the typed client; the client
+ * of a gateway that listens is made for the connection already read.
  */
 const reach = findConnection.pipe(
   Effect.option,
   Effect.flatMap(Option.match({
     onNone: () => Effect.succeedNone,
     onSome: (connection) =>
-      Effect.flatMap(listening(Number(new URL(connection.baseUrl).port)), (open) =>
+      Effect.flatMap(tcpConnects(Number(new URL(connection.baseUrl).port)), (open) =>
         open
-          ? makeControlClient.pipe(
-            Effect.option,
-            Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: ({ client }) => answers(client) }))
-          )
+          ? Effect.flatMap(makeControlClientAt(connection), ({ client }) => answers(client))
           : Effect.succeedNone)
   }))
 )

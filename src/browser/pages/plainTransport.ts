@@ -1,6 +1,7 @@
 import * as http from "node:http"
 import WebSocket from "ws"
 import { isLoopbackHostname } from "../../platform/loopback.js"
+import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { MAX_PAYLOAD } from "../cdp/socket/connection.js"
 import type { CdpTransport } from "../relay/inProcess.js"
 
@@ -52,18 +53,18 @@ const browserWebSocket = (base: URL, timeoutMs: number): Promise<string> =>
  */
 export const openPlainTransport = async (
   raw: string,
-  timeouts: { readonly timeoutMs: number; readonly handshakeTimeoutMs: number; readonly webSocketUrl?: string | undefined }
+  endpoint: Pick<CdpEndpoint, "timeoutMs" | "handshakeTimeoutMs" | "webSocketUrl">
 ): Promise<CdpTransport | undefined> => {
   const base = localEndpoint(raw)
   if (base === undefined) return undefined
-  const url = base.protocol === "ws:" ? base.href : timeouts.webSocketUrl ?? await browserWebSocket(base, timeouts.timeoutMs)
+  const url = base.protocol === "ws:" ? base.href : endpoint.webSocketUrl ?? await browserWebSocket(base, endpoint.timeoutMs)
   const target = localEndpoint(url)
   if (target === undefined) return undefined
   return await new Promise<CdpTransport>((resolve, reject) => {
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       maxPayload: MAX_PAYLOAD,
-      handshakeTimeout: timeouts.handshakeTimeoutMs,
+      handshakeTimeout: endpoint.handshakeTimeoutMs,
       // Named as the library names its own connection (svc's own CDP sockets send no such name).
       headers: { "User-Agent": "Playwright (svc)" }
     })
