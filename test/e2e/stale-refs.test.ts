@@ -117,6 +117,9 @@ describe("stale refs never act on another element", () => {
           const target = targetIn(snap.stdout, page, ROWS[i % ROWS.length]!)
           if (style === "ai") expect(target.ref).toMatch(/^\d+$/)
           else expect(target.ref).toMatch(/^e\d+$/)
+          // Every fifth click, the list is re-rendered between the snapshot and the click for certain; the
+          // page's own timer makes the rest land wherever they fall.
+          if (i % 5 === 4) expect((await gw.svc("browser", "evaluate", "--fn", "() => render()")).code).toBe(0)
           const click = await gw.svc("browser", "click", target.ref)
           if (click.code === 0) {
             expect(click.stdout).toContain(`clicked ${target.ref}`)
@@ -138,8 +141,9 @@ describe("stale refs never act on another element", () => {
           // Most clicks land: a relabelled row's label is found again where it is the only one.
           expect(expected.length).toBeGreaterThan(refused)
         } else {
-          // The rows were rebuilt under the agent between its snapshot and its click, at least sometimes.
-          expect(refused).toBeGreaterThan(0)
+          // The rows were rebuilt under the agent between its snapshot and its click (every fifth time for
+          // certain): those clicks were refused rather than sent to whichever row now stands there.
+          expect(refused).toBeGreaterThanOrEqual(CLICKS / 5)
         }
       }, 180_000)
     }
