@@ -249,7 +249,9 @@ describe("downloads", () => {
       Effect.gen(function*() {
         const files = yield* Files
         const fiber = yield* Effect.fork(files.waitForDownload(page, "waited.bin", { timeoutMs: 10_000 }))
-        yield* Effect.sleep("200 millis")
+        // The click only once the wait is in place (it checks the name on disk first), not after a fixed pause:
+        // a download that comes before is not this wait's.
+        for (let i = 0; i < 500 && !(yield* files.isAwaited(page)); i++) yield* Effect.sleep("10 millis")
         yield* Effect.promise(() => page.locator("#get").click())
         return yield* Fiber.join(fiber)
       })

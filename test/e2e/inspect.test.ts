@@ -70,6 +70,15 @@ describe("inspection, files and state through the gateway", () => {
     return JSON.parse(r.stdout)
   }
   const evaluate = async (fn: string) => (await json("browser", "evaluate", "--fn", fn)).result
+  /** `json(...args)` read again until `done` holds (what a tab does reaches the gateway a moment later), 10 s at most. */
+  const jsonWhen = async (done: (j: any) => boolean, ...args: Array<string>) => {
+    let j = await json(...args)
+    for (const t0 = Date.now(); !done(j) && Date.now() - t0 < 10_000;) {
+      await new Promise((r) => setTimeout(r, 100))
+      j = await json(...args)
+    }
+    return j
+  }
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
@@ -84,23 +93,25 @@ describe("inspection, files and state through the gateway", () => {
   it("captures console (by level), page errors and requests from the tab's first line", async () => {
     await svc("browser", "open", url("/logs"))
     await svc("browser", "wait", "--text", "Logs")
-    await new Promise((r) => setTimeout(r, 300))
-    const all = await json("browser", "console")
+    // The page's last console line (after its fetch), its error (a timer) and its requests' ends come after the
+    // load: read until they are there, not after a fixed pause (too short for them on a loaded machine).
+    const all = await jsonWhen((j) => j.entries.some((e: { text: string }) => e.text === "got 500"), "browser", "console")
     const texts = all.entries.map((e: { text: string }) => e.text)
     expect(texts).toEqual(expect.arrayContaining(["dbg line", "log line", "warn line", "error line", "got 500"]))
     const errorsOnly = await json("browser", "console", "--level", "warning")
     expect(errorsOnly.entries.map((e: { level: string }) => e.level).every((l: string) => l === "warning" || l === "error")).toBe(true)
     expect(errorsOnly.entries.map((e: { text: string }) => e.text)).toContain("warn line")
 
-    const errs = await json("browser", "errors")
+    const errs = await jsonWhen((j) => j.entries.some((e: { message: string }) => e.message === "boom /logs"), "browser", "errors")
     expect(errs.entries.map((e: { message: string }) => e.message)).toContain("boom /logs")
     await svc("browser", "errors", "--clear")
     expect((await json("browser", "errors")).entries).toEqual([])
 
-    const reqs = await json("browser", "requests", "--filter", "/api/")
+    const settled = (j: { entries: Array<{ state: string }> }) => j.entries.length > 0 && j.entries.every((e) => e.state !== "pending")
+    const reqs = await jsonWhen(settled, "browser", "requests", "--filter", "/api/")
     expect(reqs.entries).toHaveLength(1)
     expect(reqs.entries[0]).toMatchObject({ method: "GET", url: url("/api/data?x=1"), status: 200, state: "finished" })
-    const missing = (await json("browser", "requests", "--filter", "missing")).entries
+    const missing = (await jsonWhen(settled, "browser", "requests", "--filter", "missing")).entries
     expect(missing[0]).toMatchObject({ status: 404 })
     // The tab's own document request is there too: the tab was observed before it loaded.
     const documents = (await json("browser", "requests", "--filter", "/logs")).entries
