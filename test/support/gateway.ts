@@ -4,6 +4,7 @@ import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { claimPort } from "./portClaims.js"
 
 // Real processes for end-to-end tests: a gateway started through bin/svc with its own state dir and
 // ports, and the CLI run the way a user runs it.
@@ -27,13 +28,16 @@ export const freeGatewayPort = async (): Promise<number> => {
   throw new Error("no free port")
 }
 
-/** A free port in the managed CDP range, so parallel test gateways do not race for the same one. */
+/**
+ * A free port in the managed CDP range, claimed for this test file's process (portClaims.ts): test files that
+ * run side by side never get the same one, although their browsers bind it only later.
+ */
 export const freeCdpPort = async (): Promise<number> => {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const p = 18800 + Math.floor(Math.random() * 100)
-    if (p !== 9222 && (await portFree(p))) return p
+    if ((await portFree(p)) && claimPort(p)) return p
   }
-  throw new Error("no free CDP port")
+  throw new Error("no free CDP port in 18800-18899 that no other test file has claimed")
 }
 
 export const makeStateDir = (config?: object): string => {
