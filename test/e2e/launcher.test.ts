@@ -12,6 +12,7 @@ import { DiscoveryHttpClient } from "../../src/browser/cdp/discovery.js"
 import { cleanTail } from "../../src/browser/launch/browserProcess.js"
 import { chromeArgs, defaultHeadless, defaultNoSandbox } from "../../src/browser/launch/chromeFlags.js"
 import { ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
+import { claimPort } from "../support/portClaims.js"
 
 // The real Chromium of this machine, on loopback ports of the managed range, with throwaway profiles.
 
@@ -33,12 +34,12 @@ const bindable = (port: number) =>
     s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
   })
 
-// Spread over the range so parallel suites rarely meet; skip anything already taken.
+// Spread over the range; skip anything already taken or claimed by a test file running beside this one.
 let nextPort = 18800 + Math.floor(Math.random() * 90)
 const freePort = Effect.promise(async () => {
   for (let i = 0; i < 100; i++) {
     const p = 18800 + ((nextPort++ - 18800) % 100)
-    if (await bindable(p)) return p
+    if ((await bindable(p)) && claimPort(p)) return p
   }
   throw new Error("no free port in 18800-18899")
 })

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { claimPort } from "./portClaims.js"
 
 // A bare headless Chromium for suites that test one layer directly (CDP, the automation library,
 // observers, files): its own port in 19000-19999, its own temp profile, and its whole process group
@@ -43,7 +44,7 @@ const portFree = (port: number) =>
 export const freeTestPort = async (): Promise<number> => {
   for (let i = 0; i < 100; i++) {
     const port = 19000 + Math.floor(Math.random() * 1000)
-    if (await portFree(port)) return port
+    if ((await portFree(port)) && claimPort(port)) return port
   }
   throw new Error("no free port in 19000-19999")
 }
