@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "esbuild"
@@ -12,7 +11,7 @@ import { DiscoveryHttpClient } from "../../src/browser/cdp/discovery.js"
 import { cleanTail } from "../../src/browser/launch/browserProcess.js"
 import { chromeArgs, defaultHeadless, defaultNoSandbox } from "../../src/browser/launch/chromeFlags.js"
 import { ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
-import { claimPort } from "../support/portClaims.js"
+import { claimFreePort, portFree } from "../support/portClaims.js"
 
 // The real Chromium of this machine, on loopback ports of the managed range, with throwaway profiles.
 
@@ -27,19 +26,12 @@ const freshDir = () => {
   return d
 }
 
-const bindable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.createServer()
-    s.once("error", () => resolve(false))
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
-  })
-
 // Spread over the range; skip anything already taken or claimed by a test file running beside this one.
 let nextPort = 18800 + Math.floor(Math.random() * 90)
 const freePort = Effect.promise(async () => {
   for (let i = 0; i < 100; i++) {
     const p = 18800 + ((nextPort++ - 18800) % 100)
-    if ((await bindable(p)) && claimPort(p)) return p
+    if (await claimFreePort(p)) return p
   }
   throw new Error("no free port in 18800-18899")
 })
@@ -143,7 +135,7 @@ describe("ChromeLauncher (real Chromium)", () => {
       )
       expect(alive(seen.pid)).toBe(false)
       expect(seen.isRunning()).toBe(false)
-      expect(yield* Effect.promise(() => bindable(port))).toBe(true)
+      expect(yield* Effect.promise(() => portFree(port))).toBe(true)
       expect(pidsMentioning(opts.userDataDir)).toEqual([])
       const exit = yield* seen.exit
       expect(exit.signal ?? exit.code).not.toBeNull()

@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { claimPort } from "./portClaims.js"
+import { claimFreePort } from "./portClaims.js"
 
 // A bare headless Chromium for suites that test one layer directly (CDP, the automation library,
 // observers, files): its own port in 19000-19999, its own temp profile, and its whole process group
@@ -34,17 +33,10 @@ export interface TestChromium {
   readonly kill: () => Promise<void>
 }
 
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = http.createServer()
-    s.once("error", () => resolve(false))
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)))
-  })
-
 export const freeTestPort = async (): Promise<number> => {
   for (let i = 0; i < 100; i++) {
     const port = 19000 + Math.floor(Math.random() * 1000)
-    if ((await portFree(port)) && claimPort(port)) return port
+    if (await claimFreePort(port)) return port
   }
   throw new Error("no free port in 19000-19999")
 }

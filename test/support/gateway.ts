@@ -4,20 +4,13 @@ import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { claimPort } from "./portClaims.js"
+import { claimFreePort, portFree } from "./portClaims.js"
 
 // Real processes for end-to-end tests: a gateway started through bin/svc with its own state dir and
 // ports, and the CLI run the way a user runs it.
 
 export const ROOT = path.resolve(import.meta.dirname, "../..")
 export const SVC_BIN = path.join(ROOT, "bin/svc")
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = net.createServer()
-    server.once("error", () => resolve(false))
-    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)))
-  })
 
 /** A gateway port whose control (+2) and relay (+3) ports are free too. */
 export const freeGatewayPort = async (): Promise<number> => {
@@ -35,7 +28,7 @@ export const freeGatewayPort = async (): Promise<number> => {
 export const freeCdpPort = async (): Promise<number> => {
   for (let i = 0; i < 400; i++) {
     const p = 18800 + Math.floor(Math.random() * 100)
-    if ((await portFree(p)) && claimPort(p)) return p
+    if (await claimFreePort(p)) return p
   }
   throw new Error("no free CDP port in 18800-18899 that no other test file has claimed")
 }

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 
@@ -6,11 +7,19 @@ import * as path from "node:path"
 // when a test file picks it may be bound only seconds later (a gateway launches its browser on the first
 // command), and a file running beside it could pick the same free port meanwhile: both browsers then want
 // it. A claim is a file named after the port in one directory, created exclusively and holding the pid of
-// the worker that made it; it lapses when that process is gone (or after CLAIM_MS, whatever happened).
+// the worker that made it; it lapses when that process is gone (or after CLAIM_MS, whatever happened). The
+// suite's workers are killed when it ends, so claims are never removed: they lapse.
 
 const DIR = path.join(os.tmpdir(), "svc-test-port-claims")
 const CLAIM_MS = 30 * 60_000
-const mine = new Set<string>()
+
+/** Whether nothing on this machine holds `port` on loopback right now. */
+export const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)))
+  })
 
 const alive = (pid: number) => {
   try {
@@ -21,7 +30,7 @@ const alive = (pid: number) => {
   }
 }
 
-/** Whether a claim file left by someone else no longer holds (its process is gone, or it is too old). */
+/** Whether a claim no longer holds: its process is gone, or it is too old. This process's own claims hold. */
 const lapsed = (file: string) => {
   try {
     const st = fs.statSync(file)
@@ -32,23 +41,13 @@ const lapsed = (file: string) => {
   }
 }
 
-let cleanup = false
-
-/** Claims `port` for this process until it exits; false when another live worker (or this one) has it. */
+/** Claims `port` for this process until it exits; false when a live worker (this one included) has it. */
 export const claimPort = (port: number): boolean => {
   fs.mkdirSync(DIR, { recursive: true })
   const file = path.join(DIR, String(port))
-  if (mine.has(file)) return false
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: "wx" })
-      mine.add(file)
-      if (!cleanup) {
-        cleanup = true
-        process.once("exit", () => {
-          for (const f of mine) fs.rmSync(f, { force: true })
-        })
-      }
       return true
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST" || !lapsed(file)) return false
@@ -58,3 +57,6 @@ export const claimPort = (port: number): boolean => {
   }
   return false
 }
+
+/** Whether `port` is free now and is now this process's: what a test hands out as its own port. */
+export const claimFreePort = async (port: number): Promise<boolean> => (await portFree(port)) && claimPort(port)
