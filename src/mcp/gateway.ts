@@ -42,8 +42,8 @@ export const attachGateway = (options: { readonly profile: string | undefined })
   Effect.gen(function*() {
     const running = yield* reach
     if (Option.isSome(running)) return { client: running.value, owned: false } satisfies AttachedGateway
-    // Start the gateway here, its default browser launching as soon as it listens (another profile's is
-    // launched by warmUp once the gateway answers). Its scope is the caller's. It says when it listens.
+    // Start the gateway here, its default browser spawned before the rest of it is built (another profile's
+    // is launched by warmUp once the gateway answers). Its scope is the caller's. It says when it listens.
     const up = yield* Deferred.make<void>()
     const gateway = yield* Effect.forkScoped(
       runGateway({ port: undefined, startBrowser: options.profile === undefined }, {
