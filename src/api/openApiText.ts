@@ -47,7 +47,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "observe.responseBody": "The body of the latest response whose URL matches a glob.",
   "observe.traceStart": "Start recording a trace.",
   "observe.traceStop": "Stop the trace and save it.",
-  "observe.dialog": "Arm the answer to the next alert, confirm or prompt.",
+  "observe.dialog": "Answer the dialog held open on the tab (an action with dialogs: hold), else arm the answer to the next one.",
   "files.download": "Click an element and save the download it starts in the downloads root.",
   "files.waitDownload": "Wait for the next download and save it in the downloads root.",
   "files.fileChooser": "Give files from the uploads root to the file chooser the last action opened, else arm the next one (or set a file input).",

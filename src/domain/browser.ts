@@ -279,6 +279,12 @@ const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: 
     snapshot: Schema.optional(Schema.Boolean),
     /** Answer with what changed in the tab's snapshot since its last one (implies snapshot). */
     diff: Schema.optional(Schema.Boolean),
+    /**
+     * A dialog the action opens that nothing armed: "answer" (default) answers it at once by the default
+     * policy; "hold" leaves it open, and the answer says so, until a `dialog` request answers it (the way of
+     * Playwright MCP). While it is open, requests that need the page are refused.
+     */
+    dialogs: Schema.optional(Schema.Literal("answer", "hold")),
     ...fields
   })
 
@@ -340,11 +346,14 @@ export const ActRequest = Schema.Union(
 ).pipe(Schema.annotations({ identifier: "ActRequest" }))
 export type ActRequest = typeof ActRequest.Type
 
-/** A JavaScript dialog the action opened, and how it was answered (`svc browser dialog` arms the next answer). */
+/**
+ * A JavaScript dialog the action opened, and how it was answered (`svc browser dialog` arms the next answer);
+ * "open": held open for a `dialog` request to answer (the action asked for `dialogs: "hold"`).
+ */
 export const ActionDialog = Schema.Struct({
   type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
   message: Schema.String,
-  answer: Schema.Literal("accepted", "dismissed"),
+  answer: Schema.Literal("accepted", "dismissed", "open"),
   /** Whether an earlier `dialog` request chose the answer (false: the default policy did). */
   armed: Schema.Boolean,
   /** prompt: the text it was accepted with. */
@@ -467,7 +476,7 @@ export const DialogEntry = Schema.Struct({
   type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
   message: Schema.String,
   defaultValue: Schema.NullOr(Schema.String),
-  answer: Schema.Literal("accepted", "dismissed"),
+  answer: Schema.Literal("accepted", "dismissed", "open"),
   promptText: Schema.NullOr(Schema.String),
   armed: Schema.Boolean,
   url: Schema.String,

@@ -25,12 +25,15 @@ const afterFields = {
   )
 }
 
-/** POST /act with one action; the answer is `line` and what the action caused. */
+/**
+ * POST /act with one action; the answer is `line` and what the action caused. A dialog it opens is held for
+ * browser_handle_dialog, as Playwright MCP does.
+ */
 const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
   env.client.act.act({
     urlParams: env.query,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
-    payload: { ...request, ...(snapshot === true ? { diff: true } : {}) } as never
+    payload: { ...request, dialogs: "hold", ...(snapshot === true ? { diff: true } : {}) } as never
   }).pipe(Effect.map((r) => actionText(line, r)))
 
 export const navigate = defineTool({
@@ -65,7 +68,7 @@ export const navigateBack = defineTool({
   run: ({ snapshot }, env) =>
     env.client.act.act({
       urlParams: env.query,
-      payload: { kind: "back", ...(snapshot === true ? { snapshot: true } : {}) } as never
+      payload: { kind: "back", dialogs: "hold", ...(snapshot === true ? { snapshot: true } : {}) } as never
     }).pipe(
       Effect.map((r) => actionText(`Went back to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
     )
@@ -263,7 +266,7 @@ export const evaluate = defineTool({
     const ref = input.ref ?? input.target
     return env.client.act.act({
       urlParams: env.query,
-      payload: { kind: "evaluate", fn: input.function, ...(ref !== undefined ? { ref } : {}) } as never
+      payload: { kind: "evaluate", fn: input.function, dialogs: "hold", ...(ref !== undefined ? { ref } : {}) } as never
     }).pipe(Effect.map((r) => actionText(valueText(r.result), r)))
   }
 })

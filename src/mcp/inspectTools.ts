@@ -70,8 +70,8 @@ export const pageErrors = defineTool({
 export const handleDialog = defineTool({
   name: "browser_handle_dialog",
   title: "Answer dialogs",
-  description: "Choose how the next alert, confirm or prompt is answered: call it before the action that opens the " +
-    "dialog (without it, a dialog is dismissed and the action's answer says so).",
+  description: "Answer the alert, confirm or prompt the last action left open (its answer says so). With none open, " +
+    "choose how the tab's next dialog is answered.",
   input: Schema.Struct({
     accept: Schema.Boolean.annotations({ description: "accept (true) or dismiss (false)" }),
     promptText: opt(Schema.String, "for a prompt: the text to accept it with")

@@ -21,6 +21,13 @@ export const snapshotText = (r: SnapshotResult): string => {
 export const effectLines = (r: ActResult): Array<string> => {
   const lines: Array<string> = []
   for (const d of r.dialogs ?? []) {
+    if (d.answer === "open") {
+      lines.push(
+        `Dialog: ${d.type} ${quoted(d.message)} is open and holds up the page: answer it with browser_handle_dialog ` +
+          `{accept: true or false${d.type === "prompt" ? ", promptText" : ""}}. Until then, other tools on this tab are refused.`
+      )
+      continue
+    }
     const how = d.answer === "accepted" && d.promptText !== undefined ? `accepted with ${quoted(d.promptText)}` : d.answer
     lines.push(
       `Dialog: ${d.type} ${quoted(d.message)} was ${how}${

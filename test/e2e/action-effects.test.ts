@@ -4,7 +4,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // An action's answer says what happened because of it, through the real path (bin/svc → gateway →
@@ -97,6 +97,32 @@ describe("an action's answer says what it caused", () => {
     const ask = refOf(snap, /button "Ask name"/)
     const prompted = await svcJson("browser", "click", ask)
     expect(prompted.dialogs).toEqual([{ type: "prompt", message: "Your name?", answer: "dismissed", armed: false }])
+  }, 60_000)
+
+  it("dialogs: hold keeps the dialog open: the page's requests get 409 until `svc browser dialog` answers it", async () => {
+    const snap = await open()
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    const clicked = await request(gw.controlPort, "POST", "/act", auth, {
+      kind: "click",
+      ref: refOf(snap, /button "Delete draft"/),
+      dialogs: "hold"
+    })
+    expect(clicked.status, clicked.body).toBe(200)
+    expect(clicked.json().dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "open", armed: false }])
+    const refused = await request(gw.controlPort, "POST", "/act", auth, { kind: "evaluate", fn: "() => out.textContent" })
+    expect(refused.status).toBe(409)
+    expect(refused.json()._tag).toBe("Conflict")
+    expect(refused.json().message).toContain('confirm dialog ("Delete the draft?") is open')
+    const cli = await gw.svc("browser", "snapshot")
+    expect(cli.code).not.toBe(0)
+    expect(cli.stderr).toContain("svc browser dialog --accept or --dismiss")
+    const answered = await gw.svc("browser", "dialog", "--accept")
+    expect(answered.code, answered.stderr).toBe(0)
+    expect(answered.stdout).toContain('the confirm "Delete the draft?" that held up the tab was accepted')
+    expect((await svcJson("browser", "evaluate", "() => out.textContent")).result).toBe("deleted")
+    // Nothing is held any more: the next dialog, with no hold asked, is answered by default.
+    const r = await svcJson("browser", "click", refOf(snap, /button "Delete draft"/))
+    expect(r.dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "dismissed", armed: false }])
   }, 60_000)
 
   it("a target=_blank link and window.open: the new tab's targetId and index, as `tabs` lists it", async () => {

@@ -31,6 +31,10 @@ const upload = `<!doctype html><title>Upload</title>
 <button onclick="document.getElementById('f').click()">Choose a file</button>
 <button onclick="document.getElementById('out').textContent = 'elsewhere'">Something else</button>
 <p id="out">none</p>`
+const dialogs = `<!doctype html><title>Dialogs</title>
+<button onclick="document.getElementById('said').textContent = 'confirm ' + confirm('Delete it?')">Delete</button>
+<button onclick="document.getElementById('said').textContent = 'prompt ' + prompt('Your name?', 'nobody')">Name</button>
+<p id="said">nothing</p>`
 
 interface Content {
   readonly type: string
@@ -84,7 +88,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload })
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
     session = await connect(baseEnv(stateDir, await freeGatewayPort()))
   }, 60_000)
@@ -195,6 +199,57 @@ describe("svc mcp with no gateway running", () => {
     expect(stale.isError).toBe(true)
     expect(textOf(stale)).toMatch(/snapshot/)
     expect(textOf(stale)).toContain("browser_snapshot")
+  })
+
+  it("holds a dialog a click opens for browser_handle_dialog, as Playwright MCP does, and refuses the page meanwhile", async () => {
+    await session.call("browser_navigate", { url: pages.url("/dialogs") })
+    const snapshot = textOf(await session.call("browser_snapshot"))
+    const said = async () => textOf(await session.call("browser_evaluate", { function: "() => document.getElementById('said').textContent" }))
+
+    const t0 = performance.now()
+    const clicked = await session.call("browser_click", { ref: refOf(snapshot, /button "Delete"/) })
+    // The click answers once the dialog opens; it does not wait for it to be answered.
+    expect(performance.now() - t0).toBeLessThan(5_000)
+    expect(clicked.isError, textOf(clicked)).toBeFalsy()
+    expect(textOf(clicked)).toContain('Dialog: confirm "Delete it?" is open')
+    expect(textOf(clicked)).toContain("browser_handle_dialog")
+    // The page waits in the dialog: what needs it is refused at once, saying what to do.
+    for (const [tool, args] of [["browser_snapshot", {}], ["browser_take_screenshot", {}], ["browser_evaluate", { function: "() => 1" }]] as const) {
+      const t1 = performance.now()
+      const refused = await session.call(tool, args)
+      expect(performance.now() - t1, tool).toBeLessThan(5_000)
+      expect(refused.isError, tool).toBe(true)
+      expect(textOf(refused), tool).toContain('confirm dialog ("Delete it?") is open')
+      expect(textOf(refused), tool).toContain("browser_handle_dialog")
+    }
+    const answered = await session.call("browser_handle_dialog", { accept: true })
+    expect(answered.isError, textOf(answered)).toBeFalsy()
+    expect(textOf(answered)).toContain('confirm "Delete it?" that held up the tab was accepted')
+    expect(await said()).toBe('"confirm true"')
+
+    // A prompt, accepted with a text; then one dismissed.
+    const name = refOf(snapshot, /button "Name"/)
+    expect(textOf(await session.call("browser_click", { ref: name }))).toContain('Dialog: prompt "Your name?" is open')
+    await session.call("browser_handle_dialog", { accept: true, promptText: "Ada" })
+    expect(await said()).toBe('"prompt Ada"')
+    await session.call("browser_click", { ref: name })
+    expect(textOf(await session.call("browser_handle_dialog", { accept: false }))).toContain("was dismissed")
+    expect(await said()).toBe('"prompt null"')
+
+    // Armed before the click (svc's way): answered at once, and nothing is held.
+    expect(textOf(await session.call("browser_handle_dialog", { accept: true }))).toContain("the next dialog of this tab will be accepted")
+    const armedClick = textOf(await session.call("browser_click", { ref: refOf(snapshot, /button "Delete"/) }))
+    expect(armedClick).toContain('Dialog: confirm "Delete it?" was accepted')
+    expect(await said()).toBe('"confirm true"')
+    expect((await session.call("browser_snapshot")).isError).toBeFalsy()
+
+    // A tab whose page waits in a held dialog can still be closed.
+    await session.call("browser_tabs", { action: "new", url: pages.url("/dialogs") })
+    const second = textOf(await session.call("browser_snapshot"))
+    expect(textOf(await session.call("browser_click", { ref: refOf(second, /button "Delete"/) }))).toContain("is open")
+    const closed = await session.call("browser_close")
+    expect(closed.isError, textOf(closed)).toBeFalsy()
+    expect((await session.call("browser_snapshot")).isError).toBeFalsy()
   })
 
   it("gives the files of an upload to the file chooser the click before it opened, as Playwright MCP does", async () => {

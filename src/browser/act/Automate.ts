@@ -1,7 +1,9 @@
 import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
-import { Forbidden, InvalidRequest } from "../../domain/errors.js"
+import { Conflict, Forbidden, InvalidRequest } from "../../domain/errors.js"
+import { Dialogs } from "../inspect/Dialogs.js"
+import { heldDialogRefusal } from "../inspect/heldDialog.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
@@ -56,8 +58,21 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
 
-    const { pageOf } = yield* TabPages
+    const tabPages = yield* TabPages
+    const dialogs = yield* Dialogs
     const turns = yield* TabTurns
+
+    /** Refused while a dialog held open on the tab holds up its page: the request would wait in it. */
+    const dialogFree = (tab: TabRef) =>
+      Effect.flatMap(dialogs.held(tab), (h) => h === undefined ? Effect.void : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
+    const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
+      Effect.tap(tabPages.pageOf(profileName, targetId), ({ tab }) => dialogFree(tab))
+    /** The same, for what reads the tab over CDP alone (screenshots, aria snapshots). */
+    const cdpTabFree = (profileName: string | undefined, targetId: string | undefined) =>
+      dialogs.anyHeld()
+        ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) =>
+          dialogFree({ profile: profile.name, targetId: target.targetId }))
+        : Effect.void
     const policy = yield* NavigationPolicy
     const tabs = yield* Tabs
     const sessions = yield* PlaywrightSessions
@@ -102,6 +117,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
                     "browser.snapshotDefaults.mode says so): pass --format ai or --format role")
             })
           }
+          yield* cdpTabFree(query.profile, query.targetId)
           return yield* capture.ariaSnapshot(query)
         }
         if (format === "ai" && roleFlags) {
@@ -186,7 +202,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const act = (profileName: string | undefined, request: ActRequest) =>
       Effect.gen(function*() {
         if (request.kind === "evaluate" || (request.kind === "wait" && request.fn !== undefined)) yield* evaluateAllowed
-        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
+        // Closing a tab is never refused: a dialog held open on it goes with it.
+        const { page, tab, target } = yield* timed("tab")(
+          (request.kind === "close" ? tabPages.pageOf : pageOf)(profileName, request.targetId)
+        )
         const run = policy.duringAction(request.kind, page, refs.owned(Effect.scoped(actOn(profileName, request, page, tab, target))), {
           close: (targetId) => Effect.ignore(tabs.close(tab.profile, targetId)),
           targets: () => Effect.runPromise(sessions.pageTargets(page))
@@ -204,6 +223,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
       Effect.gen(function*() {
         // Watched from before the refs are resolved (the first look runs beside them) to after the action.
         const watch = WATCHED.has(request.kind) ? yield* timed("watch")(sideEffects.watch(tab, page)) : undefined
+        // A dialog the action opens stays open for a `dialog` request to answer: the action ends when it opens
+        // (the page's thread waits in it, and so would the rest of the action).
+        const holds = request.dialogs === "hold" && watch !== undefined
+        if (holds) yield* dialogs.holding(tab, page)
         const resolve = (ref: string, options?: { readonly inLookup?: boolean }) =>
           Effect.map(refs.resolve(tab, page, ref, options), (r) => ({ ...r, ref })).pipe(timed("ref"))
         /**
@@ -220,98 +243,108 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           )
         const timeout = { timeoutMs: request.timeoutMs }
         let result: unknown = undefined
-        let moved: { readonly title: string; readonly status?: number } | undefined = undefined
-        switch (request.kind) {
-          case "click":
-            yield* withRef(request.ref, (target) =>
-              actions.click(page, target, {
-                double: request.double,
-                button: request.button,
-                modifiers: request.modifiers,
-                ...timeout
-              }))
-            break
-          case "type":
-            yield* withRef(request.ref, (target) =>
-              actions.type(page, target, request.text, {
-                submit: request.submit,
-                slowly: request.slowly,
-                ...timeout
-              }))
-            break
-          case "typeFocused":
-            yield* actions.typeFocused(page, request.text, { submit: request.submit, slowly: request.slowly, ...timeout })
-            break
-          case "press":
-            yield* actions.press(page, request.key, timeout)
-            break
-          case "clickAt":
-            yield* actions.clickAt(page, request.x, request.y, { double: request.double, button: request.button, ...timeout })
-            break
-          case "back":
-          case "forward":
-          case "reload":
-            yield* refs.leaving(tab)
-            moved = yield* actions[request.kind](page, timeout)
-            break
-          case "text":
-            result = yield* withRef(request.ref, (target) => actions.text(page, target, timeout))
-            break
-          case "value":
-            result = yield* actions.value(page, yield* resolve(request.ref), timeout)
-            break
-          case "hover":
-            yield* withRef(request.ref, (target) => actions.hover(page, target, timeout))
-            break
-          case "scrollIntoView":
-            yield* withRef(request.ref, (target) => actions.scrollIntoView(page, target, timeout))
-            break
-          case "drag":
-            yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
-            break
-          case "select":
-            yield* withRef(request.ref, (target) => actions.select(page, target, request.values, timeout))
-            break
-          case "fill": {
-            const fields = yield* Effect.forEach(request.fields, (f) =>
-              Effect.map(resolve(f.ref), (target) => ({ target, type: f.type, value: f.value })))
-            yield* actions.fill(page, fields, timeout)
-            break
+        // Set by `perform` (a closure: declared wide, so the checker does not take it for always undefined).
+        let moved = undefined as { readonly title: string; readonly status?: number } | undefined
+        const perform = Effect.gen(function*() {
+          switch (request.kind) {
+            case "click":
+              yield* withRef(request.ref, (target) =>
+                actions.click(page, target, {
+                  double: request.double,
+                  button: request.button,
+                  modifiers: request.modifiers,
+                  ...timeout
+                }))
+              break
+            case "type":
+              yield* withRef(request.ref, (target) =>
+                actions.type(page, target, request.text, {
+                  submit: request.submit,
+                  slowly: request.slowly,
+                  ...timeout
+                }))
+              break
+            case "typeFocused":
+              yield* actions.typeFocused(page, request.text, { submit: request.submit, slowly: request.slowly, ...timeout })
+              break
+            case "press":
+              yield* actions.press(page, request.key, timeout)
+              break
+            case "clickAt":
+              yield* actions.clickAt(page, request.x, request.y, { double: request.double, button: request.button, ...timeout })
+              break
+            case "back":
+            case "forward":
+            case "reload":
+              yield* refs.leaving(tab)
+              moved = yield* actions[request.kind](page, timeout)
+              break
+            case "text":
+              result = yield* withRef(request.ref, (target) => actions.text(page, target, timeout))
+              break
+            case "value":
+              result = yield* actions.value(page, yield* resolve(request.ref), timeout)
+              break
+            case "hover":
+              yield* withRef(request.ref, (target) => actions.hover(page, target, timeout))
+              break
+            case "scrollIntoView":
+              yield* withRef(request.ref, (target) => actions.scrollIntoView(page, target, timeout))
+              break
+            case "drag":
+              yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
+              break
+            case "select":
+              yield* withRef(request.ref, (target) => actions.select(page, target, request.values, timeout))
+              break
+            case "fill": {
+              const fields = yield* Effect.forEach(request.fields, (f) =>
+                Effect.map(resolve(f.ref), (target) => ({ target, type: f.type, value: f.value })))
+              yield* actions.fill(page, fields, timeout)
+              break
+            }
+            case "resize":
+              yield* actions.resize(page, request.width, request.height, timeout)
+              break
+            case "wait": {
+              // A selector shaped like a ref (`12`, `e3`) means the ref: no CSS selector looks like that.
+              const selectorIsRef = request.selector !== undefined && !(parseRef(request.selector) instanceof InvalidRequest)
+              const ref = request.ref ?? (selectorIsRef ? request.selector : undefined)
+              yield* actions.wait(page, {
+                ...request,
+                selector: selectorIsRef && request.ref === undefined ? undefined : request.selector,
+                target: ref !== undefined ? yield* resolve(ref) : undefined
+              })
+              break
+            }
+            case "evaluate":
+              result = yield* actions.evaluate(
+                page,
+                request.fn,
+                request.ref !== undefined ? yield* resolve(request.ref) : undefined,
+                timeout
+              )
+              break
+            case "close":
+              yield* actions.close(page, timeout)
+              yield* browsers.setCurrentTab(tab.profile, undefined)
+              return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
           }
-          case "resize":
-            yield* actions.resize(page, request.width, request.height, timeout)
-            break
-          case "wait": {
-            // A selector shaped like a ref (`12`, `e3`) means the ref: no CSS selector looks like that.
-            const selectorIsRef = request.selector !== undefined && !(parseRef(request.selector) instanceof InvalidRequest)
-            const ref = request.ref ?? (selectorIsRef ? request.selector : undefined)
-            yield* actions.wait(page, {
-              ...request,
-              selector: selectorIsRef && request.ref === undefined ? undefined : request.selector,
-              target: ref !== undefined ? yield* resolve(ref) : undefined
-            })
-            break
-          }
-          case "evaluate":
-            result = yield* actions.evaluate(
-              page,
-              request.fn,
-              request.ref !== undefined ? yield* resolve(request.ref) : undefined,
-              timeout
-            )
-            break
-          case "close":
-            yield* actions.close(page, timeout)
-            yield* browsers.setCurrentTab(tab.profile, undefined)
-            return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
-        }
+          return undefined
+        })
+        const performed = holds
+          ? yield* Effect.raceFirst(perform, Effect.as(dialogs.whenHeld(tab), "held" as const))
+          : yield* perform
+        if (performed !== undefined && performed !== "held") return performed
+        const held = holds && (performed === "held" || (yield* dialogs.held(tab)) !== undefined)
         // Fails when a ref's element changed under the action (it was then stopped before the page saw it).
         // Then the watch's last look at the browser, whose round trip is the guards' release when there was
-        // one (see SideEffects.finish): one round trip after the action.
+        // one (see SideEffects.finish): one round trip after the action. With a dialog held open, the guards
+        // go once it is answered.
         const mark = sessions.sendMark(page)
         const effects = yield* Effect.zipRight(
-          timed("settle")(refs.settle(tab)),
-          watch !== undefined ? timed("effects")(watch.finish(mark)) : Effect.succeed<ActionEffects>({})
+          timed("settle")(refs.settle(tab, { later: held })),
+          watch !== undefined ? timed("effects")(watch.finish(mark, { holdsDialogs: holds })) : Effect.succeed<ActionEffects>({})
         ).pipe(timed("after"))
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
@@ -325,7 +358,9 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             : {}),
           ...others,
           ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
-          ...(yield* snapshotAfter(profileName, target.targetId, tab, page, request))
+          ...(held || (yield* dialogs.held(tab)) !== undefined
+            ? {}
+            : yield* snapshotAfter(profileName, target.targetId, tab, page, request))
         } satisfies ActResult
       })
 
@@ -361,7 +396,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       request.ref !== undefined
         ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId })
-        : capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage })
+        : Effect.zipRight(
+          cdpTabFree(profileName, request.targetId),
+          capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage })
+        )
 
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
       Effect.gen(function*() {

@@ -530,14 +530,14 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
      * After an action on resolved refs: removes their guards, and fails when a guard stopped an event because
      * its element changed between the check and the action (the page saw nothing of it).
      */
-    const settle = (tab: TabRef) =>
+    const settle = (tab: TabRef, options?: { readonly later?: boolean }) =>
       Effect.gen(function*() {
         // The request's own guards (outside `owned`: every guard of the tab).
         const mine = yield* FiberRef.get(CurrentOwner)
-        const stopped = yield* releaseAll(
-          takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine),
-          worlds
-        )
+        const taken = takeGuards(stateOf(tab, false), (owner) => mine === undefined || owner === mine)
+        // later: the page waits in a dialog; its guards go once it answers again, not waited for here.
+        if (options?.later === true) return yield* Effect.asVoid(Effect.forkDaemon(releaseAll(taken, worlds)))
+        const stopped = yield* releaseAll(taken, worlds)
         if (stopped.length > 0) {
           return yield* stale(
             stopped[0]!,

@@ -34,7 +34,15 @@ export interface EffectsWatch {
    * Ends the watch and says what happened. Never fails. `mark` (PlaywrightSessions.sendMark, taken once the
    * action was done): a call svc made on the page's session since then serves as the round trip.
    */
-  readonly finish: (mark: number) => Effect.Effect<ActionEffects>
+  readonly finish: (mark: number, options?: FinishOptions) => Effect.Effect<ActionEffects>
+}
+
+export interface FinishOptions {
+  /**
+   * The action holds the dialogs it opens (Dialogs.holding). While one is held the page's thread waits in
+   * it: what would be asked of the page (a round trip on its session, its title) is given up then.
+   */
+  readonly holdsDialogs?: boolean
 }
 
 interface StartedDownload {
@@ -67,6 +75,9 @@ const withinMs = <A>(promise: Promise<A>, ms: number): Promise<A | undefined> =>
       resolve(a)
     })
   })
+
+/** An effect that asks the page, or `fallback` once a dialog is held open on it (the page then waits in it). */
+type UnlessHeld = <A, B>(effect: Effect.Effect<A>, fallback: B) => Effect.Effect<A | B>
 
 export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects", {
   effect: Effect.gen(function*() {
@@ -176,12 +187,12 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         }
 
         /** Tabs this tab opened (the browser names their opener) that were not there before the action. */
-        const newTabs = (mark: number) => Effect.gen(function*() {
+        const newTabs = (mark: number, unlessHeld: UnlessHeld) => Effect.gen(function*() {
           const before = targetsBefore !== undefined ? yield* Fiber.join(targetsBefore) : undefined
           // The round trip that also lets earlier events (a tab announced, a download) arrive.
           let children: ReadonlyArray<{ readonly targetId: string; readonly url: string }> | undefined = undefined
           if (announced !== undefined) {
-            yield* Effect.promise(() => sessions.barrier(page, mark))
+            yield* unlessHeld(Effect.promise(() => sessions.barrier(page, mark)), undefined)
             children = sessions.openedBy(page)
           }
           if (children === undefined) {
@@ -199,34 +210,40 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
             })))
         })
 
-        const navigation = Effect.gen(function*() {
+        const navigation = (unlessHeld: UnlessHeld) => Effect.gen(function*() {
           if (page.isClosed()) return undefined
           const counted = () => Effect.map(sessions.navigations(page), (n) => n !== navigationsBefore || loadedMainFrame)
           let crossed = yield* counted()
           if (!crossed && page.url() === urlBefore) return undefined
           // The library's page and our session hear of a commit separately; the main frame's request tells a
           // new document whichever heard first.
-          let title = yield* sessions.title(page)
+          let title = yield* unlessHeld(sessions.title(page), "")
           crossed = yield* counted()
           if (crossed) {
-            yield* Effect.promise(() =>
-              page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
+            yield* unlessHeld(
+              Effect.promise(() =>
+                page.waitForLoadState("domcontentloaded", { timeout: NAVIGATION_SETTLE_MS }).catch(() => undefined)
+              ),
+              undefined
             )
-            title = yield* sessions.title(page)
+            title = yield* unlessHeld(sessions.title(page), title)
           }
           const result: ActionNavigation = { url: page.url(), title, ...(crossed ? {} : { sameDocument: true }) }
           return result
         })
 
-        const finish = (mark: number) => Effect.gen(function*() {
-          yield* loadsEnded
-          const tabsOpened = yield* newTabs(mark)
-          const moved = yield* navigation
+        const finish = (mark: number, options: FinishOptions = {}) => Effect.gen(function*() {
+          const unlessHeld: UnlessHeld = options.holdsDialogs === true
+            ? (effect, fallback) => Effect.raceFirst(effect, Effect.as(dialogs.whenHeld(tab), fallback))
+            : (effect) => effect
+          yield* unlessHeld(loadsEnded, undefined)
+          const tabsOpened = yield* newTabs(mark, unlessHeld)
+          const moved = yield* navigation(unlessHeld)
           const saved = yield* Effect.promise(() => Promise.all(started.map(downloadReport)))
           stop()
-          const answered = yield* dialogs.since(tab, dialogSeq)
           // A chooser the action opened was heard of on svc's session before the answer to this round trip.
-          yield* Effect.promise(() => sessions.barrier(page, mark))
+          yield* unlessHeld(Effect.promise(() => sessions.barrier(page, mark)), undefined)
+          const answered = yield* dialogs.since(tab, dialogSeq)
           const chooser = choosers.count(page) !== choosersBefore ? choosers.current(page) : undefined
           const effects: ActionEffects = {
             ...(answered.length > 0

@@ -11,6 +11,9 @@ import type { TabRef } from "../act/Refs.js"
 // action that opens it), and an unarmed one is answered at once so the tab never wedges:
 //   alert: accepted (its only button); confirm: dismissed (false); prompt: dismissed (null);
 //   beforeunload: accepted (the navigation or close the agent asked for goes ahead).
+// An action that asks for it (`dialogs: "hold"`, as MCP clients expect from Playwright MCP) has an unarmed
+// dialog it opens held open instead: the action answers that it is open, `answerHeld` answers it, and after
+// HOLD_MS it is answered by the policy above, so a tab nobody comes back to does not stay wedged.
 // Every dialog is recorded for `dialogs(tab)`.
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload"
@@ -21,7 +24,8 @@ export interface DialogEntry {
   readonly message: string
   /** The prompt's default value; null for the other types. */
   readonly defaultValue: string | null
-  readonly answer: "accepted" | "dismissed"
+  /** "open": held, not answered yet. */
+  readonly answer: "accepted" | "dismissed" | "open"
   /** The text a prompt was accepted with; null otherwise. */
   readonly promptText: string | null
   /** Whether an arm answered it (false: the default policy did). */
@@ -42,9 +46,32 @@ export const DIALOGS_LIMIT = 50
 const MAX_DIALOG_TABS = 256
 const MAX_MESSAGE = 4_000
 
+/** How long a held dialog waits for its answer before the default policy answers it. */
+export const HOLD_MS = 5 * 60_000
+
+type MutableEntry = { -readonly [K in keyof DialogEntry]: DialogEntry[K] }
+
+interface HeldDialog {
+  readonly dialog: Dialog
+  readonly entry: MutableEntry
+  readonly timer: ReturnType<typeof setTimeout>
+}
+
 interface DialogState {
   armed: (DialogArm & { readonly armedAt: string }) | undefined
-  readonly history: Ring<{ -readonly [K in keyof DialogEntry]: DialogEntry[K] }>
+  readonly history: Ring<MutableEntry>
+  /** Actions under way on the tab that hold the dialogs they open. */
+  holding: number
+  /** The dialog held open now. */
+  held: HeldDialog | undefined
+  /** Told when a dialog is held. */
+  readonly onHeld: Set<() => void>
+}
+
+/** What is known of a held dialog. */
+export interface HeldInfo {
+  readonly type: DialogType
+  readonly message: string
 }
 
 const asType = (t: string): DialogType =>
@@ -56,8 +83,72 @@ export const defaultAnswer = (type: DialogType): "accepted" | "dismissed" =>
 
 const clip = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max)}…`)
 
+const urlOf = (page: Page) => {
+  try {
+    return page.url()
+  } catch {
+    return "" // closing
+  }
+}
+
+const errorLine = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
+
+/** Answers a dialog and records how in its entry (the error too, when it was gone already). */
+const answer = (dialog: Dialog, entry: MutableEntry, accept: boolean, promptText: string | undefined) => {
+  entry.answer = accept ? "accepted" : "dismissed"
+  entry.promptText = promptText ?? null
+  const answered = accept ? dialog.accept(promptText) : dialog.dismiss()
+  return answered.then(() => true, (e: unknown) => {
+    entry.error = errorLine(e)
+    return false
+  })
+}
+
+/** Records a dialog in its tab's history; the entry is filled in as it is answered. */
+const record = (
+  state: DialogState,
+  dialog: Dialog,
+  type: DialogType,
+  url: string,
+  how: Pick<DialogEntry, "answer" | "promptText" | "armed">
+): MutableEntry =>
+  state.history.push((seq) => ({
+    seq,
+    type,
+    message: clip(dialog.message(), MAX_MESSAGE),
+    defaultValue: type === "prompt" ? dialog.defaultValue() : null,
+    ...how,
+    url,
+    error: null,
+    timestamp: new Date().toISOString()
+  }))
+
+/** The tabs' states that hold a dialog open now (most have none: a request checks this first). */
+type HeldStates = Set<DialogState>
+
+const release = (state: DialogState, holders: HeldStates) => {
+  if (state.held !== undefined) clearTimeout(state.held.timer)
+  state.held = undefined
+  holders.delete(state)
+}
+
+/** Keeps an unarmed dialog open for `answerHeld`; the default policy answers it after HOLD_MS. */
+const hold = (state: DialogState, holders: HeldStates, dialog: Dialog, type: DialogType, url: string) => {
+  const entry = record(state, dialog, type, url, { answer: "open", promptText: null, armed: false })
+  const timer = setTimeout(() => {
+    if (state.held?.dialog !== dialog) return
+    release(state, holders)
+    const accept = defaultAnswer(type) === "accepted"
+    void answer(dialog, entry, accept, accept && type === "prompt" ? dialog.defaultValue() : undefined)
+  }, HOLD_MS)
+  timer.unref?.()
+  state.held = { dialog, entry, timer }
+  holders.add(state)
+  for (const notify of [...state.onHeld]) notify()
+}
+
 /** Answers every dialog of the context's pages (as armed, else by policy) and records it in its page's state. */
-const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => DialogState | undefined) => {
+const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => DialogState | undefined, holders: HeldStates) => {
   const onDialog = (dialog: Dialog) => {
     const page = dialog.page()
     const state = page !== null ? stateOf(page) : undefined
@@ -69,32 +160,21 @@ const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => Dialo
     }
     const type = asType(dialog.type())
     const arm = state.armed
+    if (arm === undefined && state.holding > 0 && state.held === undefined) {
+      hold(state, holders, dialog, type, urlOf(page))
+      return
+    }
     state.armed = undefined
     const accept = arm !== undefined ? arm.accept : defaultAnswer(type) === "accepted"
     const promptText = accept && type === "prompt" ? (arm?.promptText ?? dialog.defaultValue()) : undefined
-    let url = ""
-    try {
-      url = page.url()
-    } catch {
-      // closing
-    }
+    const url = urlOf(page)
     // Recorded at once (a caller reading right after the action sees it); error is filled in if answering fails.
-    const entry = state.history.push((seq) => ({
-      seq,
-      type,
-      message: clip(dialog.message(), MAX_MESSAGE),
-      defaultValue: type === "prompt" ? dialog.defaultValue() : null,
+    const entry = record(state, dialog, type, url, {
       answer: accept ? "accepted" : "dismissed",
       promptText: promptText ?? null,
-      armed: arm !== undefined,
-      url,
-      error: null,
-      timestamp: new Date().toISOString()
-    }))
-    const answered = accept ? dialog.accept(promptText) : dialog.dismiss()
-    answered.catch((e: unknown) => {
-      entry.error = e instanceof Error ? e.message.split("\n")[0]! : String(e)
+      armed: arm !== undefined
     })
+    void answer(dialog, entry, accept, promptText)
   }
   context.on("dialog", onDialog)
   return () => void context.off("dialog", onDialog)
@@ -104,11 +184,15 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
   scoped: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
     const registry = makePageRegistry<DialogState>({
-      create: () => ({ state: { armed: undefined, history: new Ring(DIALOGS_LIMIT) }, detach: () => undefined }),
+      create: () => ({
+        state: { armed: undefined, history: new Ring(DIALOGS_LIMIT), holding: 0, held: undefined, onHeld: new Set() },
+        detach: () => undefined
+      }),
       maxPages: MAX_DIALOG_TABS,
       targetIdOf: sessions.targetIdOf
     })
-    yield* observeContexts(sessions, registry, listenOnContext)
+    const holders: HeldStates = new Set()
+    yield* observeContexts(sessions, registry, (context, stateOf) => listenOnContext(context, stateOf, holders))
 
     /** Makes sure the page's dialogs are handled and known as this tab. */
     const ensureAttached = (tab: TabRef, page: Page) => Effect.sync(() => void registry.attach(tab, page))
@@ -154,7 +238,82 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
         (state): ReadonlyArray<DialogEntry> => state?.history.toArray().filter((e) => e.seq > seq).map((e) => ({ ...e })) ?? []
       )
 
-    return { ensureAttached, arm, armed, dialogs, lastSeq, since } as const
+    /** The dialog held open on the tab now, if any (one whose page closed is gone with it). */
+    const heldNow = (state: DialogState | undefined) => {
+      const h = state?.held
+      if (h === undefined) return undefined
+      if (h.dialog.page()?.isClosed() === true) {
+        release(state!, holders)
+        return undefined
+      }
+      return h
+    }
+
+    /** The dialog held open on the tab, if any. */
+    const held = (tab: TabRef): Effect.Effect<HeldInfo | undefined> =>
+      holders.size === 0 ? Effect.succeed(undefined) : Effect.map(registry.find(tab), (state): HeldInfo | undefined => {
+        const h = heldNow(state)
+        return h === undefined ? undefined : { type: h.entry.type, message: h.entry.message }
+      })
+
+    /** For the scope: an unarmed dialog the tab opens is held open (see HOLD_MS), not answered at once. */
+    const holding = (tab: TabRef, page: Page) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const state = registry.attach(tab, page)
+          if (state !== undefined) state.holding++
+          return state
+        }),
+        (state) => Effect.sync(() => void (state !== undefined && state.holding--))
+      )
+
+    /** Ends once a dialog is held open on the tab (at once if one is). */
+    const whenHeld = (tab: TabRef) =>
+      Effect.flatMap(registry.find(tab), (state) =>
+        state === undefined
+          ? Effect.never
+          : Effect.async<void>((resume) => {
+            if (heldNow(state) !== undefined) return resume(Effect.void)
+            const notify = () => {
+              state.onHeld.delete(notify)
+              resume(Effect.void)
+            }
+            state.onHeld.add(notify)
+            return Effect.sync(() => void state.onHeld.delete(notify))
+          }))
+
+    /**
+     * Answers the dialog held open on the tab: its entry as answered, or undefined when none is held (or
+     * the dialog was gone when answered: then its entry says so in `error`).
+     */
+    const answerHeld = (tab: TabRef, options: DialogArm) =>
+      Effect.flatMap(registry.find(tab), (state) => {
+        const h = heldNow(state)
+        if (h === undefined) return Effect.succeed(undefined)
+        release(state!, holders)
+        h.entry.armed = true
+        const promptText = options.accept && h.entry.type === "prompt"
+          ? (options.promptText ?? h.dialog.defaultValue())
+          : undefined
+        return Effect.promise(() => answer(h.dialog, h.entry, options.accept, promptText)).pipe(
+          Effect.map((): DialogEntry => ({ ...h.entry }))
+        )
+      })
+
+    return {
+      ensureAttached,
+      arm,
+      armed,
+      dialogs,
+      lastSeq,
+      since,
+      held,
+      /** Whether a dialog is held open on any tab (most of the time none is: no tab needs looking up). */
+      anyHeld: () => holders.size > 0,
+      holding,
+      whenHeld,
+      answerHeld
+    } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

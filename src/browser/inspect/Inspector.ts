@@ -93,6 +93,19 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
     const dialog = (profile: string | undefined, r: Tab & { readonly accept: boolean; readonly promptText?: string | undefined }) =>
       Effect.gen(function*() {
         const { tab, page } = yield* attached(profile, r.targetId)
+        // A dialog the last action left open (it asked to hold it) is the one this answers.
+        const answered = yield* dialogs.answerHeld(tab, { accept: r.accept, promptText: r.promptText })
+        if (answered !== undefined) {
+          const how = answered.answer === "accepted" && answered.promptText !== null
+            ? `accepted with the text ${JSON.stringify(answered.promptText)}`
+            : answered.answer
+          return {
+            targetId: tab.targetId,
+            armed: false,
+            detail: `the ${answered.type} ${JSON.stringify(clip(answered.message))} that held up the tab was ${how}` +
+              (answered.error !== null ? `, but it was gone already (${answered.error})` : "")
+          }
+        }
         const recent = (yield* dialogs.dialogs(tab)).at(-1)
         const wasArmed = (yield* dialogs.armed(tab)) !== undefined
         yield* dialogs.arm(tab, page, { accept: r.accept, ...(r.promptText !== undefined ? { promptText: r.promptText } : {}) })

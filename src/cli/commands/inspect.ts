@@ -153,7 +153,7 @@ const dialog = Command.make(
         (r) => r.detail
       )
     })
-).pipe(Command.withDescription("arm the next alert, confirm or prompt (before the action that opens it)"))
+).pipe(Command.withDescription("answer the dialog an action left open (an MCP client's action holds it), or arm the next alert, confirm or prompt (before the action that opens it)"))
 
 const downloadName = Args.text({ name: "filename" }).pipe(
   Args.withDescription("the file name to save it as, inside the downloads root")
