@@ -1,9 +1,8 @@
 import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
-import { Conflict, Forbidden, InvalidRequest } from "../../domain/errors.js"
+import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { Dialogs } from "../inspect/Dialogs.js"
-import { heldDialogRefusal } from "../inspect/heldDialog.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
@@ -63,15 +62,13 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const turns = yield* TabTurns
 
     /** Refused while a dialog held open on the tab holds up its page: the request would wait in it. */
-    const dialogFree = (tab: TabRef) =>
-      Effect.flatMap(dialogs.held(tab), (h) => h === undefined ? Effect.void : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
     const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
-      Effect.tap(tabPages.pageOf(profileName, targetId), ({ tab }) => dialogFree(tab))
+      Effect.tap(tabPages.pageOf(profileName, targetId), ({ tab }) => dialogs.free(tab))
     /** The same, for what reads the tab over CDP alone (screenshots, aria snapshots). */
     const cdpTabFree = (profileName: string | undefined, targetId: string | undefined) =>
       dialogs.anyHeld()
         ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) =>
-          dialogFree({ profile: profile.name, targetId: target.targetId }))
+          dialogs.free({ profile: profile.name, targetId: target.targetId }))
         : Effect.void
     const policy = yield* NavigationPolicy
     const tabs = yield* Tabs

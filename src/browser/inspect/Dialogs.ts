@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { BrowserContext, Dialog, Page } from "playwright-core"
 import { Conflict } from "../../domain/errors.js"
 import { Ring } from "./Bounded.js"
+import { heldDialogRefusal } from "./heldDialog.js"
 import { makePageRegistry, observeContexts } from "../pages/PageRegistry.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import type { TabRef } from "../act/Refs.js"
@@ -256,6 +257,10 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
         return h === undefined ? undefined : { type: h.entry.type, message: h.entry.message }
       })
 
+    /** Fails (409) while a dialog held open on the tab holds up its page: a request there would wait in it. */
+    const free = (tab: TabRef): Effect.Effect<void, Conflict> =>
+      Effect.flatMap(held(tab), (h) => h === undefined ? Effect.void : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
+
     /** For the scope: an unarmed dialog the tab opens is held open (see HOLD_MS), not answered at once. */
     const holding = (tab: TabRef, page: Page) =>
       Effect.acquireRelease(
@@ -308,6 +313,7 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
       lastSeq,
       since,
       held,
+      free,
       /** Whether a dialog is held open on any tab (most of the time none is: no tab needs looking up). */
       anyHeld: () => holders.size > 0,
       holding,

@@ -33,6 +33,10 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       Effect.tap(pageOf(profile, targetId), ({ page, tab }) =>
         Effect.zipRight(observe.ensureAttached(tab, page), dialogs.ensureAttached(tab, page)))
 
+    /** attached, refused (409) while a dialog held open on the tab holds up its page (the request would wait in it). */
+    const attachedFree = (profile: string | undefined, targetId: string | undefined) =>
+      Effect.tap(attached(profile, targetId), ({ tab }) => dialogs.free(tab))
+
     const console = (q: Tab & { readonly level?: string | undefined }) =>
       Effect.gen(function*() {
         const { tab } = yield* attached(q.profile, q.targetId)
@@ -129,7 +133,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
 
     const download = (profile: string | undefined, r: Tab & { readonly ref: string; readonly filename: string }) =>
       Effect.gen(function*() {
-        const { tab, page } = yield* attached(profile, r.targetId)
+        const { tab, page } = yield* attachedFree(profile, r.targetId)
         // Confine the name before anything is clicked.
         yield* safe.download(r.filename)
         const target = yield* resolveRef(tab, page, r.ref)
@@ -153,7 +157,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         if (r.inputRef !== undefined && r.element !== undefined) {
           return yield* new InvalidRequest({ message: "give --input-ref or --element, not both" })
         }
-        const { tab, page } = yield* attached(profile, r.targetId)
+        const { tab, page } = yield* attachedFree(profile, r.targetId)
         if (r.inputRef !== undefined || r.element !== undefined) {
           const target = r.inputRef !== undefined ? yield* resolveRef(tab, page, r.inputRef) : { selector: r.element! }
           const set = yield* files.setInputFiles(page, target, r.paths)
@@ -214,6 +218,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
     const storage = (kind: string, q: Tab) =>
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(q.profile, q.targetId)
+        yield* dialogs.free(tab)
         return { targetId: tab.targetId, kind: kind as "local" | "session", entries: yield* state.storage(page, kind) }
       })
 
