@@ -240,12 +240,37 @@ export const Ref = Schema.String.pipe(
   Schema.annotations({ identifier: "Ref", message: () => "a ref is what a snapshot shows as [ref=…], e.g. 12 or e3" })
 )
 
-export const NavigateRequest = Schema.Struct({ url: Schema.String, targetId: Schema.optional(TargetId) })
+/**
+ * A JavaScript dialog the action opened, and how it was answered (`svc browser dialog` arms the next answer);
+ * "open": held open for a `dialog` request to answer (the action asked for `dialogs: "hold"`).
+ */
+export const ActionDialog = Schema.Struct({
+  type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
+  message: Schema.String,
+  answer: Schema.Literal("accepted", "dismissed", "open"),
+  /** Whether an earlier `dialog` request chose the answer (false: the default policy did). */
+  armed: Schema.Boolean,
+  /** prompt: the text it was accepted with. */
+  promptText: Schema.optional(Schema.String)
+})
+export type ActionDialog = typeof ActionDialog.Type
+
+/** How a dialog an action or navigation opens is answered: see `dialogs` of ActRequest. */
+const DialogMode = Schema.Literal("answer", "hold")
+
+export const NavigateRequest = Schema.Struct({
+  url: Schema.String,
+  targetId: Schema.optional(TargetId),
+  /** As on actions: "hold" leaves a dialog the page opens while it loads open for a `dialog` request. */
+  dialogs: Schema.optional(DialogMode)
+})
 export const NavigateResult = Schema.Struct({
   targetId: Schema.String,
   url: Schema.String,
   title: Schema.String,
-  status: Schema.NullOr(Schema.Number)
+  status: Schema.NullOr(Schema.Number),
+  /** Dialogs the page opened while it loaded, and how they were answered ("open": held, see the request). */
+  dialogs: Schema.optional(Schema.Array(ActionDialog))
 })
 
 const tab = { targetId: Schema.optional(TargetId) }
@@ -284,7 +309,7 @@ const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: 
      * policy; "hold" leaves it open, and the answer says so, until a `dialog` request answers it (the way of
      * Playwright MCP). While it is open, requests that need the page are refused.
      */
-    dialogs: Schema.optional(Schema.Literal("answer", "hold")),
+    dialogs: Schema.optional(DialogMode),
     ...fields
   })
 
@@ -346,20 +371,6 @@ export const ActRequest = Schema.Union(
 ).pipe(Schema.annotations({ identifier: "ActRequest" }))
 export type ActRequest = typeof ActRequest.Type
 
-/**
- * A JavaScript dialog the action opened, and how it was answered (`svc browser dialog` arms the next answer);
- * "open": held open for a `dialog` request to answer (the action asked for `dialogs: "hold"`).
- */
-export const ActionDialog = Schema.Struct({
-  type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
-  message: Schema.String,
-  answer: Schema.Literal("accepted", "dismissed", "open"),
-  /** Whether an earlier `dialog` request chose the answer (false: the default policy did). */
-  armed: Schema.Boolean,
-  /** prompt: the text it was accepted with. */
-  promptText: Schema.optional(Schema.String)
-})
-export type ActionDialog = typeof ActionDialog.Type
 
 /** A tab the action opened (a `target=_blank` link, `window.open`). */
 export const ActionNewTab = Schema.Struct({

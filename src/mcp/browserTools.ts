@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
-import { actionText, elementName, snapshotText, valueText } from "./results.js"
+import { actionText, dialogLines, elementName, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, type ToolEnv, ToolFailure } from "./tool.js"
 
@@ -48,9 +48,13 @@ export const navigate = defineTool({
   destructive: true,
   run: ({ snapshot, url }, env) =>
     Effect.gen(function*() {
-      const r = yield* env.client.act.navigate({ urlParams: env.query, payload: { url } })
-      const line = `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`
-      if (snapshot !== true) return line
+      const r = yield* env.client.act.navigate({ urlParams: env.query, payload: { url, dialogs: "hold" } })
+      const line = [
+        `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
+        ...dialogLines(r.dialogs)
+      ].join("\n")
+      // A page that waits in a dialog has no snapshot to give.
+      if (snapshot !== true || r.dialogs?.some((d) => d.answer === "open") === true) return line
       const s = yield* env.client.inspect.snapshot({ urlParams: { ...env.query, targetId: r.targetId } })
       return `${line}\n\n${snapshotText(s)}`
     })

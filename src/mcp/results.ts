@@ -1,4 +1,4 @@
-import type { ActResult, SnapshotResult, Tab } from "../domain/browser.js"
+import type { ActionDialog, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
 
 // The control API's answers as the short text an agent reads over MCP: what happened, what it caused
 // (dialogs, tabs, downloads, where the page went) and, where there is something to do next, which tool
@@ -17,24 +17,22 @@ export const snapshotText = (r: SnapshotResult): string => {
   return `${head}${diff}\n${r.snapshot}`
 }
 
-/** What an action caused, one line each, with the tool to call next where there is one. */
-export const effectLines = (r: ActResult): Array<string> => {
-  const lines: Array<string> = []
-  for (const d of r.dialogs ?? []) {
+/** The dialogs an action or a navigation opened, one line each; an open one says how to answer it. */
+export const dialogLines = (dialogs: ReadonlyArray<ActionDialog> | undefined): Array<string> =>
+  (dialogs ?? []).map((d) => {
     if (d.answer === "open") {
-      lines.push(
-        `Dialog: ${d.type} ${quoted(d.message)} is open and holds up the page: answer it with browser_handle_dialog ` +
-          `{accept: true or false${d.type === "prompt" ? ", promptText" : ""}}. Until then, other tools on this tab are refused.`
-      )
-      continue
+      return `Dialog: ${d.type} ${quoted(d.message)} is open and holds up the page: answer it with browser_handle_dialog ` +
+        `{accept: true or false${d.type === "prompt" ? ", promptText" : ""}}. Until then, other tools on this tab are refused.`
     }
     const how = d.answer === "accepted" && d.promptText !== undefined ? `accepted with ${quoted(d.promptText)}` : d.answer
-    lines.push(
-      `Dialog: ${d.type} ${quoted(d.message)} was ${how}${
-        d.armed ? "" : " by default (to answer the next one otherwise, call browser_handle_dialog before the action)"
-      }.`
-    )
-  }
+    return `Dialog: ${d.type} ${quoted(d.message)} was ${how}${
+      d.armed ? "" : " by default (to answer the next one otherwise, call browser_handle_dialog before the action)"
+    }.`
+  })
+
+/** What an action caused, one line each, with the tool to call next where there is one. */
+export const effectLines = (r: ActResult): Array<string> => {
+  const lines: Array<string> = dialogLines(r.dialogs)
   for (const t of r.newTabs ?? []) {
     lines.push(`New tab ${t.index}${t.url !== "" ? ` (${t.url})` : ""}: switch to it with browser_tabs {action: "select", index: ${t.index}}.`)
   }

@@ -67,7 +67,9 @@ describe("an action's answer says what it caused", () => {
         })
         return res.end(CONTENT)
       }
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(p === "/other" ? other : home)
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+        p === "/other" ? other : p === "/greets" ? "<!doctype html><title>Greets</title><script>alert('Welcome')</script>" : home
+      )
     })
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -123,6 +125,13 @@ describe("an action's answer says what it caused", () => {
     // Nothing is held any more: the next dialog, with no hold asked, is answered by default.
     const r = await svcJson("browser", "click", refOf(snap, /button "Delete draft"/))
     expect(r.dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "dismissed", armed: false }])
+    // A navigation says which dialogs the page opened as it loaded.
+    const nav = await gw.svc("browser", "navigate", `${origin}/greets`)
+    expect(nav.code, nav.stderr).toBe(0)
+    expect(nav.stdout).toContain('dialog: alert "Welcome" was accepted')
+    expect((await svcJson("browser", "navigate", `${origin}/greets`)).dialogs).toEqual([
+      { type: "alert", message: "Welcome", answer: "accepted", armed: false }
+    ])
   }, 60_000)
 
   it("a target=_blank link and window.open: the new tab's targetId and index, as `tabs` lists it", async () => {

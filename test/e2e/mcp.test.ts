@@ -35,6 +35,8 @@ const dialogs = `<!doctype html><title>Dialogs</title>
 <button onclick="document.getElementById('said').textContent = 'confirm ' + confirm('Delete it?')">Delete</button>
 <button onclick="document.getElementById('said').textContent = 'prompt ' + prompt('Your name?', 'nobody')">Name</button>
 <p id="said">nothing</p>`
+const greets = `<!doctype html><title>Greets</title><p id="greeted">no</p>
+<script>alert('Welcome'); document.getElementById('greeted').textContent = 'yes'</script>`
 
 interface Content {
   readonly type: string
@@ -88,7 +90,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs })
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
     session = await connect(baseEnv(stateDir, await freeGatewayPort()))
   }, 60_000)
@@ -242,6 +244,14 @@ describe("svc mcp with no gateway running", () => {
     expect(armedClick).toContain('Dialog: confirm "Delete it?" was accepted')
     expect(await said()).toBe('"confirm true"')
     expect((await session.call("browser_snapshot")).isError).toBeFalsy()
+
+    // A dialog the page opens while it loads: the navigation answers that it is open.
+    const nav = await session.call("browser_navigate", { url: pages.url("/greets"), snapshot: true })
+    expect(nav.isError, textOf(nav)).toBeFalsy()
+    expect(textOf(nav)).toContain('Dialog: alert "Welcome" is open')
+    expect((await session.call("browser_snapshot")).isError).toBe(true)
+    expect(textOf(await session.call("browser_handle_dialog", { accept: true }))).toContain("was accepted")
+    expect(textOf(await session.call("browser_snapshot"))).toMatch(/paragraph \[ref=\w+\]: "yes"/)
 
     // A tab whose page waits in a held dialog can still be closed.
     await session.call("browser_tabs", { action: "new", url: pages.url("/dialogs") })

@@ -1,4 +1,4 @@
-import type { ActResult, SnapshotResult } from "../../domain/browser.js"
+import type { ActionDialog, ActResult, SnapshotResult } from "../../domain/browser.js"
 
 // What a `browser` tool call answers, in the shape model APIs and MCP share: text parts a model reads
 // well, image parts for screenshots, and an error flag. Errors say how to recover (the control API's
@@ -36,14 +36,16 @@ export const snapshotText = (s: SnapshotResult): string => {
   return `${s.snapshot}\n\n[${facts.join("; ")}]`
 }
 
+/** A dialog an action or a navigation opened, and how it was answered. */
+export const dialogLine = (d: ActionDialog): string =>
+  `dialog: ${d.type} ${JSON.stringify(d.message)} was ${d.answer}${d.armed ? "" : " (by default; arm an answer with action dialog)"}`
+
 /** An action's answer: what was done, what it caused, and the snapshot after it when asked for. */
 export const actText = (r: ActResult, what: string): string => {
   const lines = [`${what}: done (tab ${r.targetId}, ${r.url})`]
   if (r.title !== undefined) lines.push(`page: ${JSON.stringify(r.title)}${r.status !== undefined ? `, HTTP ${r.status}` : ""}`)
   if (r.result !== undefined) lines.push(`result: ${JSON.stringify(r.result)}`)
-  for (const d of r.dialogs ?? []) {
-    lines.push(`dialog: ${d.type} ${JSON.stringify(d.message)} was ${d.answer}${d.armed ? "" : " (by default; arm an answer with action dialog)"}`)
-  }
+  lines.push(...(r.dialogs ?? []).map(dialogLine))
   for (const t of r.newTabs ?? []) lines.push(`new tab: ${t.targetId} ${t.url}`)
   for (const d of r.downloads ?? []) {
     lines.push(`download: ${d.suggestedFilename}${d.path !== undefined ? ` → ${d.path}` : ""}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""}`)

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
-import { Dialogs } from "../inspect/Dialogs.js"
+import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { type ActionEffects, SideEffects } from "./SideEffects.js"
@@ -161,18 +161,34 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         } satisfies SnapshotResult
       })
 
-    const navigate = (profileName: string | undefined, request: { url: string; targetId?: string | undefined }) =>
+    const navigate = (
+      profileName: string | undefined,
+      request: { url: string; targetId?: string | undefined; dialogs?: "answer" | "hold" | undefined }
+    ) =>
       Effect.gen(function*() {
         yield* timed("policy")(policy.check(yield* normaliseNavigationUrl(request.url)))
         const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
-        const r = yield* turns.inTurn(tab)(
-          Effect.zipRight(
-            refs.leaving(tab),
-            policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
-          )
+        yield* dialogs.ensureAttached(tab, page)
+        const seq = yield* dialogs.lastSeq(tab)
+        const go = Effect.zipRight(
+          refs.leaving(tab),
+          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
         )
-        yield* Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page))
-        return { targetId: target.targetId, url: r.url, title: r.title, status: r.status ?? null }
+        // Held: the navigation answers once a dialog the loading page opens is held (its load waits for it).
+        const r = yield* turns.inTurn(tab)(
+          request.dialogs === "hold"
+            ? Effect.scoped(Effect.zipRight(dialogs.holding(tab, page), Effect.raceFirst(go, Effect.as(dialogs.whenHeld(tab), undefined))))
+            : go
+        )
+        const opened = (yield* dialogs.since(tab, seq)).map(actionDialog)
+        if (r !== undefined) yield* Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page))
+        return {
+          targetId: target.targetId,
+          url: r?.url ?? page.url(),
+          title: r?.title ?? "",
+          status: r?.status ?? null,
+          ...(opened.length > 0 ? { dialogs: opened } : {})
+        }
       })
 
     /**

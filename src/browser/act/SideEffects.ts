@@ -1,7 +1,7 @@
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
 import type { Download, Frame, Page, Request } from "playwright-core"
 import type { ActionDialog, ActionDownload, ActionFileChooser, ActionNavigation, ActionNewTab } from "../../domain/browser.js"
-import { Dialogs } from "../inspect/Dialogs.js"
+import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Files } from "../inspect/Files.js"
 import { HeldChoosers } from "../inspect/HeldChoosers.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
@@ -246,17 +246,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           const answered = yield* dialogs.since(tab, dialogSeq)
           const chooser = choosers.count(page) !== choosersBefore ? choosers.current(page) : undefined
           const effects: ActionEffects = {
-            ...(answered.length > 0
-              ? {
-                dialogs: answered.map((d): ActionDialog => ({
-                  type: d.type,
-                  message: d.message,
-                  answer: d.answer,
-                  armed: d.armed,
-                  ...(d.promptText !== null ? { promptText: d.promptText } : {})
-                }))
-              }
-              : {}),
+            ...(answered.length > 0 ? { dialogs: answered.map(actionDialog) } : {}),
             ...(tabsOpened.length > 0 ? { newTabs: tabsOpened } : {}),
             ...(saved.length > 0 ? { downloads: saved } : {}),
             ...(chooser !== undefined ? { fileChooser: { multiple: chooser.multiple } } : {}),

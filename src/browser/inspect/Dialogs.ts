@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { BrowserContext, Dialog, Page } from "playwright-core"
+import type { ActionDialog } from "../../domain/browser.js"
 import { Conflict } from "../../domain/errors.js"
 import { Ring } from "./Bounded.js"
 import { heldDialogRefusal } from "./heldDialog.js"
@@ -46,6 +47,15 @@ export interface DialogArm {
 export const DIALOGS_LIMIT = 50
 const MAX_DIALOG_TABS = 256
 const MAX_MESSAGE = 4_000
+
+/** A dialog as an action's (or a navigation's) answer tells of it. */
+export const actionDialog = (d: DialogEntry): ActionDialog => ({
+  type: d.type,
+  message: d.message,
+  answer: d.answer,
+  armed: d.armed,
+  ...(d.promptText !== null ? { promptText: d.promptText } : {})
+})
 
 /** How long a held dialog waits for its answer before the default policy answers it. */
 export const HOLD_MS = 5 * 60_000

@@ -1,20 +1,24 @@
-import type { ActResult } from "../../domain/browser.js"
+import type { ActionDialog, ActResult } from "../../domain/browser.js"
 
 // What an action caused, for a person or a model reading the CLI: one line per dialog, tab, download and
 // navigation, each with what to do next where there is something to do; then the snapshot asked for.
 
 const quoted = (s: string, max = 200) => JSON.stringify(s.length <= max ? s : `${s.slice(0, max)}…`)
 
-export const effectLines = (r: ActResult): Array<string> => {
-  const lines: Array<string> = []
-  for (const d of r.dialogs ?? []) {
+/** The dialogs an action or a navigation opened, a line each. */
+export const dialogLines = (dialogs: ReadonlyArray<ActionDialog> | undefined): Array<string> =>
+  (dialogs ?? []).map((d) => {
+    if (d.answer === "open") {
+      return `dialog: ${d.type} ${quoted(d.message)} is open and holds up the page: answer it with \`svc browser dialog --accept\` or \`--dismiss\``
+    }
     const how = d.answer === "accepted" && d.promptText !== undefined ? `accepted with ${quoted(d.promptText)}` : d.answer
-    lines.push(
-      `dialog: ${d.type} ${quoted(d.message)} was ${how}${
-        d.armed ? "" : " (by default; to answer the next one otherwise, run `svc browser dialog --accept` or `--dismiss` before the action)"
-      }`
-    )
-  }
+    return `dialog: ${d.type} ${quoted(d.message)} was ${how}${
+      d.armed ? "" : " (by default; to answer the next one otherwise, run `svc browser dialog --accept` or `--dismiss` before the action)"
+    }`
+  })
+
+export const effectLines = (r: ActResult): Array<string> => {
+  const lines: Array<string> = dialogLines(r.dialogs)
   for (const t of r.newTabs ?? []) {
     lines.push(`new tab [${t.index}] ${t.targetId}${t.url !== "" ? ` ${t.url}` : ""} (switch to it: \`svc browser tab select ${t.index}\`)`)
   }
