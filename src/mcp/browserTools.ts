@@ -25,16 +25,17 @@ const afterFields = {
   )
 }
 
-/**
- * POST /act with one action; the answer is `line` and what the action caused. A dialog it opens is held for
- * browser_handle_dialog, as Playwright MCP does.
- */
-const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
+/** POST /act with one action. A dialog it opens is held for browser_handle_dialog, as Playwright MCP does. */
+const postAct = (env: ToolEnv, request: ActRequest) =>
   env.client.act.act({
     urlParams: env.query,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
-    payload: { ...request, dialogs: "hold", ...(snapshot === true ? { diff: true } : {}) } as never
-  }).pipe(Effect.map((r) => actionText(line, r)))
+    payload: { ...request, dialogs: "hold" } as never
+  })
+
+/** One action; the answer is `line` and what the action caused. */
+const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
+  postAct(env, { ...request, ...(snapshot === true ? { diff: true } : {}) }).pipe(Effect.map((r) => actionText(line, r)))
 
 export const navigate = defineTool({
   name: "browser_navigate",
@@ -70,10 +71,7 @@ export const navigateBack = defineTool({
   readOnly: false,
   destructive: true,
   run: ({ snapshot }, env) =>
-    env.client.act.act({
-      urlParams: env.query,
-      payload: { kind: "back", dialogs: "hold", ...(snapshot === true ? { snapshot: true } : {}) } as never
-    }).pipe(
+    postAct(env, { kind: "back", ...(snapshot === true ? { snapshot: true } : {}) }).pipe(
       Effect.map((r) => actionText(`Went back to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
     )
 })
@@ -268,10 +266,9 @@ export const evaluate = defineTool({
   destructive: true,
   run: (input, env) => {
     const ref = input.ref ?? input.target
-    return env.client.act.act({
-      urlParams: env.query,
-      payload: { kind: "evaluate", fn: input.function, dialogs: "hold", ...(ref !== undefined ? { ref } : {}) } as never
-    }).pipe(Effect.map((r) => actionText(valueText(r.result), r)))
+    return postAct(env, { kind: "evaluate", fn: input.function, ...(ref !== undefined ? { ref } : {}) }).pipe(
+      Effect.map((r) => actionText(valueText(r.result), r))
+    )
   }
 })
 

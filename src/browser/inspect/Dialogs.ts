@@ -104,8 +104,12 @@ const urlOf = (page: Page) => {
 
 const errorLine = (e: unknown) => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
-/** Answers a dialog and records how in its entry (the error too, when it was gone already). */
-const answer = (dialog: Dialog, entry: MutableEntry, accept: boolean, promptText: string | undefined) => {
+/**
+ * Answers a dialog and records how in its entry at once (the error too, when it was gone already). An
+ * accepted prompt gets `promptText`, else its default value.
+ */
+const answer = (dialog: Dialog, entry: MutableEntry, accept: boolean, given?: string | undefined) => {
+  const promptText = accept && entry.type === "prompt" ? (given ?? dialog.defaultValue()) : undefined
   entry.answer = accept ? "accepted" : "dismissed"
   entry.promptText = promptText ?? null
   const answered = accept ? dialog.accept(promptText) : dialog.dismiss()
@@ -149,8 +153,7 @@ const hold = (state: DialogState, holders: HeldStates, dialog: Dialog, type: Dia
   const timer = setTimeout(() => {
     if (state.held?.dialog !== dialog) return
     release(state, holders)
-    const accept = defaultAnswer(type) === "accepted"
-    void answer(dialog, entry, accept, accept && type === "prompt" ? dialog.defaultValue() : undefined)
+    void answer(dialog, entry, defaultAnswer(type) === "accepted")
   }, HOLD_MS)
   timer.unref?.()
   state.held = { dialog, entry, timer }
@@ -177,15 +180,14 @@ const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => Dialo
     }
     state.armed = undefined
     const accept = arm !== undefined ? arm.accept : defaultAnswer(type) === "accepted"
-    const promptText = accept && type === "prompt" ? (arm?.promptText ?? dialog.defaultValue()) : undefined
-    const url = urlOf(page)
-    // Recorded at once (a caller reading right after the action sees it); error is filled in if answering fails.
-    const entry = record(state, dialog, type, url, {
+    // Recorded at once (a caller reading right after the action sees it); `answer` fills in the prompt's
+    // text now, and the error if answering fails.
+    const entry = record(state, dialog, type, urlOf(page), {
       answer: accept ? "accepted" : "dismissed",
-      promptText: promptText ?? null,
+      promptText: null,
       armed: arm !== undefined
     })
-    void answer(dialog, entry, accept, promptText)
+    void answer(dialog, entry, accept, arm?.promptText)
   }
   context.on("dialog", onDialog)
   return () => void context.off("dialog", onDialog)
@@ -307,10 +309,7 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
         if (h === undefined) return Effect.succeed(undefined)
         release(state!, holders)
         h.entry.armed = true
-        const promptText = options.accept && h.entry.type === "prompt"
-          ? (options.promptText ?? h.dialog.defaultValue())
-          : undefined
-        return Effect.promise(() => answer(h.dialog, h.entry, options.accept, promptText)).pipe(
+        return Effect.promise(() => answer(h.dialog, h.entry, options.accept, options.promptText)).pipe(
           Effect.map((): DialogEntry => ({ ...h.entry }))
         )
       })
