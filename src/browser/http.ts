@@ -26,9 +26,10 @@ const BrowserHandlers = HttpApiBuilder.group(BrowserApi, "browser", (handlers) =
 const TabsHandlers = HttpApiBuilder.group(BrowserApi, "tabs", (handlers) =>
   Effect.gen(function*() {
     const tabs = yield* Tabs
+    const automate = yield* Automate
     return handlers
       .handle("list", ({ urlParams }) => tabs.list(urlParams.profile))
-      .handle("open", ({ payload, urlParams }) => tabs.open(urlParams.profile, payload.url))
+      .handle("open", ({ payload, urlParams }) => automate.open(urlParams.profile, payload.url))
       .handle("focus", ({ payload, urlParams }) => tabs.focus(urlParams.profile, payload.targetId))
       .handle("close", ({ path, urlParams }) => tabs.close(urlParams.profile, path.targetId))
   })

@@ -231,7 +231,9 @@ if (a !== undefined) {
   const o = a.open
   if (o !== undefined) console.log(`open a tab on a running browser (POST /tabs/open, median of 10): ${o.gatewayMs} ms; the library's newPage + goto to the commit ${o.directMs} ms; +${o.plusMs} ms, ratio ${o.ratio}x (target: within 20 ms)`)
   const f = a.firstSnapshot
-  if (f !== undefined) console.log(`first AI snapshot after a navigation (median of ${f.runs}): ${f.firstMs} ms; the next one ${f.nextMs} ms; ratio ${f.ratio}x`)
+  if (f !== undefined) console.log(`first AI snapshot asked at once after a navigation (median of ${f.runs}; navigate ${f.navigateMs} ms): ${f.firstMs} ms; the next one ${f.nextMs} ms; ratio ${f.ratio}x`)
+  const p = a.firstSnapshotAfterPause
+  if (p !== undefined) console.log(`first AI snapshot 500 ms after a navigation, as an agent asks (median of ${p.runs}; navigate ${p.navigateMs} ms): ${p.firstMs} ms; the next one ${p.nextMs} ms; ratio ${p.ratio}x`)
   console.log(`click by ref through the CLI (median of ${a.clickByRef.runs}): ${a.clickByRef.medianMs} ms; node -e 0 ${results.cliTabs.baselineMs} ms; ratio ${round(a.clickByRef.medianMs / results.cliTabs.baselineMs)}x`)
   const d = a.snapshotDiff
   console.log(`snapshot --diff after one click, large page (median of ${d.runs}): ${d.diffChars} chars in ${d.diffMs} ms; full AI snapshot ${d.fullChars} chars in ${d.fullMs} ms; ratios ${d.charsRatio}x chars, ${d.msRatio}x time`)

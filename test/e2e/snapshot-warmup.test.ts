@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, servePages, startGateway, waitUntil } from "../support/gateway.js"
-import { tabSession } from "../support/tabSession.js"
+import { type Gateway, servePages, startGateway, svcSucceeds, waitUntil } from "../support/gateway.js"
+import { refOf } from "../support/refs.js"
+import { type TabSession, tabSession } from "../support/tabSession.js"
 
 // A snapshot reads every iframe of the page, and the automation library sets up its in-page helpers in each
 // frame's document the first time it is asked anything there (as costly in an iframe as in the page). svc
@@ -12,13 +13,23 @@ import { tabSession } from "../support/tabSession.js"
 const TOP = `<!doctype html><title>Top</title><h1>Top</h1>
 <script>window.addFrame = () => { const f = document.createElement("iframe"); f.src = "/frame"; document.body.append(f) }</script>`
 const FRAME = `<!doctype html><title>Frame</title><button>In the frame</button>`
+const FIRST = `<!doctype html><title>First</title><h1>First</h1><a href="/second">Second page</a>`
+const SECOND = `<!doctype html><title>Second</title><h1>Second</h1><button>Here</button>`
 
-describe("iframe documents are made ready for the first snapshot", () => {
+/** The library's in-page helpers (a script of over 100 KB) are compiled in the newest document's utility world. */
+const helpersInNewestDocument = (tab: TabSession, targetId: string) => {
+  const world = tab.contexts.filter((c) => c.auxData?.frameId === targetId && c.name.startsWith("__playwright_utility_world")).pop()
+  return world !== undefined && tab.scripts.some((s) => s.executionContextId === world.id && s.length > 100_000)
+}
+const utilityWorlds = (tab: TabSession, targetId: string) =>
+  tab.contexts.filter((c) => c.auxData?.frameId === targetId && c.name.startsWith("__playwright_utility_world")).length
+
+describe("documents are made ready for the first snapshot", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
 
   beforeAll(async () => {
-    pages = await servePages({ "/": TOP, "/frame": FRAME })
+    pages = await servePages({ "/": TOP, "/frame": FRAME, "/first": FIRST, "/second": SECOND })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc" } } })
   })
 
@@ -26,6 +37,36 @@ describe("iframe documents are made ready for the first snapshot", () => {
     await gw?.svc("browser", "stop")
     await gw?.stop()
     await pages?.close()
+  })
+
+  // Nothing is asked of a document while it loads (that held up its load); once the agent has been quiet for
+  // a moment after svc took the tab to a new document, the document's first read is done ahead.
+  it("reads a tab's new document ahead once the agent is quiet: after open, navigate, and a click that moves", async () => {
+    const { targetId } = JSON.parse(await svcSucceeds(gw, "browser", "open", pages.url("/first"), "--json"))
+    const status = JSON.parse(await svcSucceeds(gw, "browser", "status", "--json"))
+    const tab = await tabSession(status.cdpUrl, targetId, { debugger: true })
+    try {
+      await waitUntil(() => helpersInNewestDocument(tab, targetId), 10_000)
+      expect(helpersInNewestDocument(tab, targetId)).toBe(true)
+
+      const opened = utilityWorlds(tab, targetId)
+      await svcSucceeds(gw, "browser", "navigate", pages.url("/second"), "--target-id", targetId)
+      await waitUntil(() => utilityWorlds(tab, targetId) > opened && helpersInNewestDocument(tab, targetId), 10_000)
+      expect(helpersInNewestDocument(tab, targetId)).toBe(true)
+
+      // A click on a link: the document it lands on is read ahead as well.
+      await svcSucceeds(gw, "browser", "navigate", pages.url("/first"), "--target-id", targetId)
+      const link = refOf(await svcSucceeds(gw, "browser", "snapshot", "--target-id", targetId), /link "Second page"/)
+      const worlds = utilityWorlds(tab, targetId)
+      const clicked = JSON.parse(await svcSucceeds(gw, "browser", "click", link, "--target-id", targetId, "--json"))
+      expect(clicked.navigation?.url).toBe(pages.url("/second"))
+      await waitUntil(() => utilityWorlds(tab, targetId) > worlds && helpersInNewestDocument(tab, targetId), 10_000)
+      expect(helpersInNewestDocument(tab, targetId)).toBe(true)
+      // And what the agent then asks for is the page it landed on.
+      expect(await svcSucceeds(gw, "browser", "snapshot", "--target-id", targetId)).toContain('button "Here"')
+    } finally {
+      tab.close()
+    }
   })
 
   it("sets up the library's helpers in a new iframe before any snapshot asks", async () => {

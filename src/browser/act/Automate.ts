@@ -73,6 +73,19 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const policy = yield* NavigationPolicy
     const tabs = yield* Tabs
     const sessions = yield* PlaywrightSessions
+    /** The new document's first read, done once the agent is quiet (snapshot/warmUp.ts); not waited for. */
+    const readAhead = (tab: TabRef, page: Page) =>
+      Effect.asVoid(Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page)))
+
+    /** A new tab at `url` (Tabs.open), whose first document is read ahead like a navigation's. */
+    const open = (profileName: string | undefined, url: string) =>
+      Effect.tap(tabs.open(profileName, url), (opened) =>
+        Effect.flatMap(browsers.endpoint(profileName), ({ profile }) => {
+          const page = sessions.knownPage(profile.name, opened.targetId)
+          return page !== undefined && opened.url !== "about:blank"
+            ? readAhead({ profile: profile.name, targetId: opened.targetId }, page)
+            : Effect.void
+        }).pipe(Effect.ignore))
 
     const evaluateAllowed = Effect.flatMap(store.get, (config) =>
       config.browser?.evaluateEnabled === false
@@ -181,7 +194,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             : go
         )
         const opened = (yield* dialogs.since(tab, seq)).map(actionDialog)
-        if (r !== undefined) yield* Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page))
+        if (r !== undefined) yield* readAhead(tab, page)
         return {
           targetId: target.targetId,
           url: r?.url ?? page.url(),
@@ -361,6 +374,13 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         ).pipe(timed("after"))
         // back, forward and reload say where they went themselves.
         const { navigation, ...others } = effects
+        const after = held || (yield* dialogs.held(tab)) !== undefined
+          ? {}
+          : yield* snapshotAfter(profileName, target.targetId, tab, page, request)
+        // A new document and no snapshot of it in the answer: it is read ahead, as after a navigation.
+        if ((moved !== undefined || (navigation !== undefined && navigation.sameDocument !== true)) && !("snapshot" in after)) {
+          yield* readAhead(tab, page)
+        }
         return {
           kind: request.kind,
           targetId: target.targetId,
@@ -371,9 +391,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             : {}),
           ...others,
           ...(navigation !== undefined && moved === undefined ? { navigation } : {}),
-          ...(held || (yield* dialogs.held(tab)) !== undefined
-            ? {}
-            : yield* snapshotAfter(profileName, target.targetId, tab, page, request))
+          ...after
         } satisfies ActResult
       })
 
@@ -422,6 +440,6 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })
 
-    return { snapshot, navigate, act, highlight, screenshot, elementScreenshot, pdf } as const
+    return { snapshot, navigate, open, act, highlight, screenshot, elementScreenshot, pdf } as const
   })
 }) {}
