@@ -307,7 +307,8 @@ const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: 
     /**
      * A dialog the action opens that nothing armed: "answer" (default) answers it at once by the default
      * policy; "hold" leaves it open, and the answer says so, until a `dialog` request answers it (the way of
-     * Playwright MCP). While it is open, requests that need the page are refused.
+     * Playwright MCP). While it is open, requests that need the page are refused. After "hold" the tab also
+     * holds the dialogs its page opens by itself (from a timer), until an action or navigation with "answer".
      */
     dialogs: Schema.optional(DialogMode),
     ...fields

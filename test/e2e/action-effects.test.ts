@@ -18,6 +18,7 @@ const home = `<!doctype html><title>Effects</title>
 <p id="out">nothing yet</p>
 <button onclick="out.textContent = confirm('Delete the draft?') ? 'deleted' : 'kept'">Delete draft</button>
 <button onclick="out.textContent = 'name: ' + prompt('Your name?', 'Ada')">Ask name</button>
+<button onclick="setTimeout(() => out.textContent = 'later ' + confirm('Later?'), 300)">Ask later</button>
 <a href="/other" target="_blank">Open in new tab</a>
 <button onclick="window.open('/other')">Pop up</button>
 <a href="/file">Get file</a>
@@ -122,9 +123,27 @@ describe("an action's answer says what it caused", () => {
     expect(answered.code, answered.stderr).toBe(0)
     expect(answered.stdout).toContain('the confirm "Delete the draft?" that held up the tab was accepted')
     expect((await svcJson("browser", "evaluate", "() => out.textContent")).result).toBe("deleted")
-    // Nothing is held any more: the next dialog, with no hold asked, is answered by default.
+    // A dialog the page opens by itself after an action that held its dialogs (from a timer): held too, and
+    // the next request for the page is refused, naming it.
+    const later = await request(gw.controlPort, "POST", "/act", auth, { kind: "click", ref: refOf(snap, /button "Ask later"/), dialogs: "hold" })
+    expect(later.status, later.body).toBe(200)
+    // (A snapshot: it reads the page, and unlike an action of its own does not change how dialogs are answered.)
+    const look = () => request(gw.controlPort, "GET", "/snapshot", auth)
+    const t0 = Date.now()
+    let blocked = await look()
+    while (blocked.status === 200 && Date.now() - t0 < 10_000) blocked = await look()
+    expect(blocked.status, blocked.body).toBe(409)
+    expect(blocked.json().message).toContain('confirm dialog ("Later?") is open')
+    expect((await gw.svc("browser", "dialog", "--accept")).stdout).toContain('the confirm "Later?" that held up the tab was accepted')
+    expect((await svcJson("browser", "evaluate", "() => out.textContent")).result).toBe("later true")
+    // An action that does not hold its dialogs (the CLI's) ends that: the next dialog is answered by default.
     const r = await svcJson("browser", "click", refOf(snap, /button "Delete draft"/))
     expect(r.dialogs).toEqual([{ type: "confirm", message: "Delete the draft?", answer: "dismissed", armed: false }])
+    await svcJson("browser", "click", refOf(snap, /button "Ask later"/))
+    const t1 = Date.now()
+    let out = ""
+    while (out !== "later false" && Date.now() - t1 < 10_000) out = (await svcJson("browser", "evaluate", "() => out.textContent")).result
+    expect(out).toBe("later false")
     // A navigation says which dialogs the page opened as it loaded.
     const nav = await gw.svc("browser", "navigate", `${origin}/greets`)
     expect(nav.code, nav.stderr).toBe(0)

@@ -34,6 +34,7 @@ const upload = `<!doctype html><title>Upload</title>
 const dialogs = `<!doctype html><title>Dialogs</title>
 <button onclick="document.getElementById('said').textContent = 'confirm ' + confirm('Delete it?')">Delete</button>
 <button onclick="document.getElementById('said').textContent = 'prompt ' + prompt('Your name?', 'nobody')">Name</button>
+<button onclick="setTimeout(() => document.getElementById('said').textContent = 'later ' + confirm('Later?'), 300)">Later</button>
 <p id="said">nothing</p>`
 const greets = `<!doctype html><title>Greets</title><p id="greeted">no</p>
 <script>alert('Welcome'); document.getElementById('greeted').textContent = 'yes'</script>`
@@ -244,6 +245,18 @@ describe("svc mcp with no gateway running", () => {
     expect(armedClick).toContain('Dialog: confirm "Delete it?" was accepted')
     expect(await said()).toBe('"confirm true"')
     expect((await session.call("browser_snapshot")).isError).toBeFalsy()
+
+    // A dialog the page opens by itself, between tool calls (here from a timer): held as well, and the next
+    // tool that needs the page says so.
+    expect((await session.call("browser_click", { ref: refOf(snapshot, /button "Later"/) })).isError).toBeFalsy()
+    const t2 = Date.now()
+    let looked = await session.call("browser_snapshot")
+    while (!looked.isError && Date.now() - t2 < 10_000) looked = await session.call("browser_snapshot")
+    expect(looked.isError).toBe(true)
+    expect(textOf(looked)).toContain('confirm dialog ("Later?") is open')
+    expect(textOf(looked)).toContain("browser_handle_dialog")
+    expect(textOf(await session.call("browser_handle_dialog", { accept: true }))).toContain('confirm "Later?" that held up the tab was accepted')
+    expect(await said()).toBe('"later true"')
 
     // A dialog the page opens while it loads: the navigation answers that it is open.
     const nav = await session.call("browser_navigate", { url: pages.url("/greets"), snapshot: true })

@@ -64,12 +64,19 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     /** Refused while a dialog held open on the tab holds up its page: the request would wait in it. */
     const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
       Effect.tap(tabPages.pageOf(profileName, targetId), ({ tab }) => dialogs.free(tab))
-    /** The same, for what reads the tab over CDP alone (screenshots, aria snapshots). */
-    const cdpTabFree = (profileName: string | undefined, targetId: string | undefined) =>
-      dialogs.anyHeld()
-        ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) =>
-          dialogs.free({ profile: profile.name, targetId: target.targetId }))
-        : Effect.void
+    /**
+     * The same, for what reads the tab over CDP alone (screenshots, aria snapshots): `read` runs once the tab
+     * is free, and fails the same way should a dialog be held while it runs (Dialogs.refusedIfHeld).
+     */
+    const whenCdpTabFree = <A, E, R>(profileName: string | undefined, targetId: string | undefined, read: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() =>
+        dialogs.anyHeld() || dialogs.anyKeeps()
+          ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) => {
+            const tab = { profile: profile.name, targetId: target.targetId }
+            return Effect.zipRight(dialogs.free(tab), dialogs.refusedIfHeld(tab)(read))
+          })
+          : read
+      )
     const policy = yield* NavigationPolicy
     const tabs = yield* Tabs
     const sessions = yield* PlaywrightSessions
@@ -127,8 +134,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
                     "browser.snapshotDefaults.mode says so): pass --format ai or --format role")
             })
           }
-          yield* cdpTabFree(query.profile, query.targetId)
-          return yield* capture.ariaSnapshot(query)
+          return yield* whenCdpTabFree(query.profile, query.targetId, capture.ariaSnapshot(query))
         }
         if (format === "ai" && roleFlags) {
           return yield* new InvalidRequest({
@@ -137,7 +143,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           })
         }
         const { page, tab, target } = yield* timed("tab")(pageOf(query.profile, query.targetId))
-        return yield* turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
+        return yield* dialogs.refusedIfHeld(tab)(turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
           format,
           limit: query.limit,
           interactive: query.interactive === true,
@@ -148,7 +154,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           efficient,
           labels: query.labels === true,
           diff: query.diff === true
-        }))
+        })))
       })
 
     const snapshotOf = (
@@ -191,7 +197,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const r = yield* turns.inTurn(tab)(
           request.dialogs === "hold"
             ? Effect.scoped(Effect.zipRight(dialogs.holding(tab, page), Effect.raceFirst(go, Effect.as(dialogs.whenHeld(tab), undefined))))
-            : go
+            : Effect.zipRight(dialogs.answering(tab), go)
         )
         const opened = (yield* dialogs.since(tab, seq)).map(actionDialog)
         if (r !== undefined) yield* readAhead(tab, page)
@@ -253,6 +259,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         // (the page's thread waits in it, and so would the rest of the action).
         const holds = request.dialogs === "hold" && watch !== undefined
         if (holds) yield* dialogs.holding(tab, page)
+        else if (request.dialogs !== "hold") yield* dialogs.answering(tab)
         const resolve = (ref: string, options?: { readonly inLookup?: boolean }) =>
           Effect.map(refs.resolve(tab, page, ref, options), (r) => ({ ...r, ref })).pipe(timed("ref"))
         /**
@@ -403,7 +410,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           yield* actions.highlight(page, { ...resolved, ref: request.ref })
           yield* refs.settle(tab)
           return resolved
-        }).pipe(refs.owned, turns.inTurn(tab))
+        }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
@@ -415,7 +422,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
           yield* refs.settle(tab)
           return shot
-        }).pipe(refs.owned, turns.inTurn(tab))
+        }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
         const file = yield* writeMedia("element", "png", shot.png)
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })
@@ -427,15 +434,16 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       request.ref !== undefined
         ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId })
-        : Effect.zipRight(
-          cdpTabFree(profileName, request.targetId),
+        : whenCdpTabFree(
+          profileName,
+          request.targetId,
           capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage })
         )
 
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
       Effect.gen(function*() {
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
-        const bytes = yield* turns.lookingIn(tab)(actions.pdf(page))
+        const bytes = yield* turns.lookingIn(tab)(actions.pdf(page)).pipe(dialogs.refusedIfHeld(tab))
         const file = yield* writeMedia("page", "pdf", bytes)
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })

@@ -15,7 +15,10 @@ import type { TabRef } from "../act/Refs.js"
 //   beforeunload: accepted (the navigation or close the agent asked for goes ahead).
 // An action that asks for it (`dialogs: "hold"`, as MCP clients expect from Playwright MCP) has an unarmed
 // dialog it opens held open instead: the action answers that it is open, `answerHeld` answers it, and after
-// HOLD_MS it is answered by the policy above, so a tab nobody comes back to does not stay wedged.
+// HOLD_MS it is answered by the policy above, so a tab nobody comes back to does not stay wedged. Such an
+// action also leaves its tab holding: a dialog the page opens later, between requests (from a timer, a
+// message), is held the same way, and the next request for the page is refused naming it. The next action
+// or navigation on the tab that does not hold its dialogs (`dialogs: "answer"`, the default) ends that.
 // Every dialog is recorded for `dialogs(tab)`.
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload"
@@ -73,6 +76,8 @@ interface DialogState {
   readonly history: Ring<MutableEntry>
   /** Actions under way on the tab that hold the dialogs they open. */
   holding: number
+  /** The tab's last action or navigation held its dialogs: later ones are held too (see above). */
+  keeps: boolean
   /** The dialog held open now. */
   held: HeldDialog | undefined
   /** Told when a dialog is held. */
@@ -174,7 +179,7 @@ const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => Dialo
     }
     const type = asType(dialog.type())
     const arm = state.armed
-    if (arm === undefined && state.holding > 0 && state.held === undefined) {
+    if (arm === undefined && (state.holding > 0 || state.keeps) && state.held === undefined) {
       hold(state, holders, dialog, type, urlOf(page))
       return
     }
@@ -196,11 +201,20 @@ const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => Dialo
 export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
   scoped: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
+    /** The tabs' states that hold the dialogs their pages open by themselves (`keeps`). */
+    const keeping = new Set<DialogState>()
     const registry = makePageRegistry<DialogState>({
-      create: () => ({
-        state: { armed: undefined, history: new Ring(DIALOGS_LIMIT), holding: 0, held: undefined, onHeld: new Set() },
-        detach: () => undefined
-      }),
+      create: () => {
+        const state: DialogState = {
+          armed: undefined,
+          history: new Ring(DIALOGS_LIMIT),
+          holding: 0,
+          keeps: false,
+          held: undefined,
+          onHeld: new Set()
+        }
+        return { state, detach: () => void keeping.delete(state) }
+      },
       maxPages: MAX_DIALOG_TABS,
       targetIdOf: sessions.targetIdOf
     })
@@ -264,25 +278,59 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
 
     /** The dialog held open on the tab, if any. */
     const held = (tab: TabRef): Effect.Effect<HeldInfo | undefined> =>
-      holders.size === 0 ? Effect.succeed(undefined) : Effect.map(registry.find(tab), (state): HeldInfo | undefined => {
-        const h = heldNow(state)
-        return h === undefined ? undefined : { type: h.entry.type, message: h.entry.message }
-      })
+      // Looked at when run (an effect made before a dialog is held may run after).
+      Effect.suspend(() =>
+        holders.size === 0 ? Effect.succeed(undefined) : Effect.map(registry.find(tab), (state): HeldInfo | undefined => {
+          const h = heldNow(state)
+          return h === undefined ? undefined : { type: h.entry.type, message: h.entry.message }
+        })
+      )
 
     /** Fails (409) while a dialog held open on the tab holds up its page: a request there would wait in it. */
     const free = (tab: TabRef): Effect.Effect<void, Conflict> =>
       Effect.flatMap(held(tab), (h) => h === undefined ? Effect.void : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
 
-    /** For the scope: an unarmed dialog the tab opens is held open (see HOLD_MS), not answered at once. */
+    /**
+     * For the scope: an unarmed dialog the tab opens is held open (see HOLD_MS), not answered at once; and
+     * after it, those the page opens by itself, until `answering`.
+     */
     const holding = (tab: TabRef, page: Page) =>
       Effect.acquireRelease(
         Effect.sync(() => {
           const state = registry.attach(tab, page)
-          if (state !== undefined) state.holding++
+          if (state !== undefined) {
+            state.holding++
+            state.keeps = true
+            keeping.add(state)
+          }
           return state
         }),
         (state) => Effect.sync(() => void (state !== undefined && state.holding--))
       )
+
+    /** The tab's dialogs are answered at once again (an action or navigation that does not hold them). */
+    const answering = (tab: TabRef) =>
+      Effect.map(registry.find(tab), (state) => {
+        if (state === undefined) return
+        state.keeps = false
+        keeping.delete(state)
+      })
+
+    /**
+     * For a request that needs the page (a snapshot, a screenshot) while the tab holds the dialogs its page
+     * opens by itself: a dialog held while it runs fails it with free's 409, rather than leaving it waiting
+     * in the dialog until its timeout.
+     */
+    const refusedIfHeld = (tab: TabRef) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Conflict, R> =>
+      Effect.flatMap(registry.find(tab), (state) =>
+        state === undefined || !state.keeps
+          ? effect
+          : Effect.raceFirst(
+            // Not waited for once the dialog wins: the page's call under way answers only after the dialog.
+            Effect.disconnect(effect),
+            Effect.flatMap(Effect.zipRight(whenHeld(tab), held(tab)), (h) =>
+              h === undefined ? Effect.never : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
+          ))
 
     /** Ends once a dialog is held open on the tab (at once if one is). */
     const whenHeld = (tab: TabRef) =>
@@ -326,6 +374,10 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
       /** Whether a dialog is held open on any tab (most of the time none is: no tab needs looking up). */
       anyHeld: () => holders.size > 0,
       holding,
+      answering,
+      refusedIfHeld,
+      /** Whether some tab holds the dialogs its page opens by itself (most of the time none does). */
+      anyKeeps: () => keeping.size > 0,
       whenHeld,
       answerHeld
     } as const
