@@ -64,6 +64,8 @@ export const BrowserConfig = Schema.Struct({
   remoteCdpHandshakeTimeoutMs: opt(Millis),
   snapshotDefaults: opt(Schema.Struct({ mode: opt(SnapshotMode) })),
   evaluateEnabled: opt(Schema.Boolean),
+  /** How long a dialog held open for its answer (svc mcp's actions hold them) waits before the default answer. */
+  dialogHoldMs: opt(Millis),
   headless: opt(Schema.Boolean),
   noSandbox: opt(Schema.Boolean),
   /** When set and not empty, the browser goes only to hosts one of these patterns matches. */

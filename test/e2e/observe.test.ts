@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Cause, ConfigProvider, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeTestPort, launchTestChromium, type TestChromium } from "../support/chromium.js"
 import { makeCdp } from "../../src/browser/cdp/Cdp.js"
 import type { CdpEndpoint } from "../../src/browser/cdp/endpoints.js"
+import { ConfigStore } from "../../src/config/ConfigStore.js"
 import { Dialogs } from "../../src/browser/inspect/Dialogs.js"
 import { Observe } from "../../src/browser/inspect/Observe.js"
 import { PlaywrightSessions } from "../../src/browser/pages/Playwright.js"
@@ -100,7 +101,7 @@ let site = ""
 let browser: Launched | undefined
 let userDataDir = ""
 let traceDir = ""
-let runtime: ManagedRuntime.ManagedRuntime<Services, never> | undefined
+let runtime: ManagedRuntime.ManagedRuntime<Services, unknown> | undefined
 
 const endpoint = (): CdpEndpoint => ({ url: `http://127.0.0.1:${browser!.port}`, timeoutMs: 2_000, handshakeTimeoutMs: 3_000 })
 const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime!.runPromise(effect)
@@ -152,7 +153,11 @@ beforeAll(async () => {
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-observe-e2e-"))
   traceDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-observe-traces-"))
   browser = await launch(await freePort(), userDataDir)
-  runtime = ManagedRuntime.make(Layer.mergeAll(Observe.Default, Dialogs.Default, PlaywrightSessions.Default))
+  // Dialogs reads browser.dialogHoldMs: a config store on a state dir of the test's own (no svc.json: defaults).
+  const store = ConfigStore.Default.pipe(
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SVC_STATE_DIR", traceDir + "/state"]]))))
+  )
+  runtime = ManagedRuntime.make(Layer.mergeAll(Observe.Default, Dialogs.Default, PlaywrightSessions.Default).pipe(Layer.provide(store)))
   // Connect first (as a running gateway is): tabs opened from here on are observed from their first event.
   await tabAt(`${site}/blank`)
 })

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { BrowserContext, Dialog, Page } from "playwright-core"
 import type { ActionDialog } from "../../domain/browser.js"
+import { ConfigStore } from "../../config/ConfigStore.js"
 import { Conflict } from "../../domain/errors.js"
 import { Ring } from "./Bounded.js"
 import { heldDialogRefusal } from "./heldDialog.js"
@@ -15,7 +16,8 @@ import type { TabRef } from "../act/Refs.js"
 //   beforeunload: accepted (the navigation or close the agent asked for goes ahead).
 // An action that asks for it (`dialogs: "hold"`, as MCP clients expect from Playwright MCP) has an unarmed
 // dialog it opens held open instead: the action answers that it is open, `answerHeld` answers it, and after
-// HOLD_MS it is answered by the policy above, so a tab nobody comes back to does not stay wedged. Such an
+// HOLD_MS (browser.dialogHoldMs) it is answered by the policy above, so a tab nobody comes back to does not
+// stay wedged. Such an
 // action also leaves its tab holding: a dialog the page opens later, between requests (from a timer, a
 // message), is held the same way, and the next request for the page is refused naming it. The next action
 // or navigation on the tab that does not hold its dialogs (`dialogs: "answer"`, the default) ends that.
@@ -60,7 +62,7 @@ export const actionDialog = (d: DialogEntry): ActionDialog => ({
   ...(d.promptText !== null ? { promptText: d.promptText } : {})
 })
 
-/** How long a held dialog waits for its answer before the default policy answers it. */
+/** How long a held dialog waits for its answer before the default policy answers it (browser.dialogHoldMs). */
 export const HOLD_MS = 5 * 60_000
 
 type MutableEntry = { -readonly [K in keyof DialogEntry]: DialogEntry[K] }
@@ -78,6 +80,8 @@ interface DialogState {
   holding: number
   /** The tab's last action or navigation held its dialogs: later ones are held too (see above). */
   keeps: boolean
+  /** How long a dialog held on the tab waits (browser.dialogHoldMs when the holding began). */
+  holdMs: number
   /** The dialog held open now. */
   held: HeldDialog | undefined
   /** Told when a dialog is held. */
@@ -159,7 +163,7 @@ const hold = (state: DialogState, holders: HeldStates, dialog: Dialog, type: Dia
     if (state.held?.dialog !== dialog) return
     release(state, holders)
     void answer(dialog, entry, defaultAnswer(type) === "accepted")
-  }, HOLD_MS)
+  }, state.holdMs)
   timer.unref?.()
   state.held = { dialog, entry, timer }
   holders.add(state)
@@ -201,6 +205,7 @@ const listenOnContext = (context: BrowserContext, stateOf: (page: Page) => Dialo
 export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
   scoped: Effect.gen(function*() {
     const sessions = yield* PlaywrightSessions
+    const store = yield* ConfigStore
     /** The tabs' states that hold the dialogs their pages open by themselves (`keeps`). */
     const keeping = new Set<DialogState>()
     const registry = makePageRegistry<DialogState>({
@@ -210,6 +215,7 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
           history: new Ring(DIALOGS_LIMIT),
           holding: 0,
           keeps: false,
+          holdMs: HOLD_MS,
           held: undefined,
           onHeld: new Set()
         }
@@ -296,11 +302,12 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
      */
     const holding = (tab: TabRef, page: Page) =>
       Effect.acquireRelease(
-        Effect.sync(() => {
+        Effect.map(store.get, (config) => {
           const state = registry.attach(tab, page)
           if (state !== undefined) {
             state.holding++
             state.keeps = true
+            state.holdMs = config.browser?.dialogHoldMs ?? HOLD_MS
             keeping.add(state)
           }
           return state
