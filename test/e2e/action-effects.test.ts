@@ -119,6 +119,10 @@ describe("an action's answer says what it caused", () => {
     const cli = await gw.svc("browser", "snapshot")
     expect(cli.code).not.toBe(0)
     expect(cli.stderr).toContain("svc browser dialog --accept or --dismiss")
+    // Web storage is read and written in the page: refused too, rather than waiting in the dialog.
+    const stored = await request(gw.controlPort, "POST", "/storage/local/set", auth, { key: "k", value: "v" })
+    expect(stored.status, stored.body).toBe(409)
+    expect(stored.json().message).toContain('confirm dialog ("Delete the draft?") is open')
     const answered = await gw.svc("browser", "dialog", "--accept")
     expect(answered.code, answered.stderr).toBe(0)
     expect(answered.stdout).toContain('the confirm "Delete the draft?" that held up the tab was accepted')

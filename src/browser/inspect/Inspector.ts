@@ -136,10 +136,12 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         const { tab, page } = yield* attachedFree(profile, r.targetId)
         // Confine the name before anything is clicked.
         yield* safe.download(r.filename)
-        const target = yield* resolveRef(tab, page, r.ref)
-        const saved = yield* files.download(page, target, r.filename)
-        yield* refs.settle(tab)
-        return { targetId: tab.targetId, ...saved }
+        return yield* dialogs.refusedIfHeld(tab)(Effect.gen(function*() {
+          const target = yield* resolveRef(tab, page, r.ref)
+          const saved = yield* files.download(page, target, r.filename)
+          yield* refs.settle(tab)
+          return { targetId: tab.targetId, ...saved }
+        }))
       })
 
     const waitDownload = (profile: string | undefined, r: Tab & { readonly filename: string; readonly timeoutMs?: number | undefined }) =>
@@ -159,10 +161,12 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         }
         const { tab, page } = yield* attachedFree(profile, r.targetId)
         if (r.inputRef !== undefined || r.element !== undefined) {
-          const target = r.inputRef !== undefined ? yield* resolveRef(tab, page, r.inputRef) : { selector: r.element! }
-          const set = yield* files.setInputFiles(page, target, r.paths)
-          if (r.inputRef !== undefined) yield* refs.settle(tab)
-          return { targetId: tab.targetId, armed: false, detail: `set ${set.paths.length} file(s) on the input` }
+          return yield* dialogs.refusedIfHeld(tab)(Effect.gen(function*() {
+            const target = r.inputRef !== undefined ? yield* resolveRef(tab, page, r.inputRef) : { selector: r.element! }
+            const set = yield* files.setInputFiles(page, target, r.paths)
+            if (r.inputRef !== undefined) yield* refs.settle(tab)
+            return { targetId: tab.targetId, armed: false, detail: `set ${set.paths.length} file(s) on the input` }
+          }))
         }
         // The chooser the tab's last action opened, if one is held for this upload; else the next one.
         const real = yield* files.confineAll(r.paths)
@@ -194,16 +198,21 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         }
       })
 
-    /** Run one call on the request's page and say what was done. */
+    /**
+     * Run one call on the request's page and say what was done. A call that runs in the page itself
+     * (`inPage`) would wait in a dialog held open there: it is refused meanwhile (Dialogs.free, refusedIfHeld).
+     */
     const onPage = <A, E>(
       profile: string | undefined,
       targetId: string | undefined,
       call: (page: Parameters<typeof state.cookies>[0]) => Effect.Effect<A, E>,
-      done: (a: A) => string
+      done: (a: A) => string,
+      inPage = false
     ) =>
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(profile, targetId)
-        const a = yield* call(page)
+        if (inPage) yield* dialogs.free(tab)
+        const a = yield* (inPage ? dialogs.refusedIfHeld(tab)(call(page)) : call(page))
         return { targetId: tab.targetId, done: done(a) }
       })
 
@@ -219,7 +228,8 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(q.profile, q.targetId)
         yield* dialogs.free(tab)
-        return { targetId: tab.targetId, kind: kind as "local" | "session", entries: yield* state.storage(page, kind) }
+        const entries = yield* dialogs.refusedIfHeld(tab)(state.storage(page, kind))
+        return { targetId: tab.targetId, kind: kind as "local" | "session", entries }
       })
 
     const scope = (s: "tab" | "profile") => (s === "tab" ? "this tab" : "every tab of the profile")
@@ -242,9 +252,9 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         onPage(p, r.targetId, (page) => state.clearCookies(page), (x) => `cleared ${x.cleared} cookie(s)`),
       storage,
       setStorage: (kind: string, p: string | undefined, r: Tab & { key: string; value: string }) =>
-        onPage(p, r.targetId, (page) => state.setStorage(page, kind, r.key, r.value), () => `set ${kind} storage ${r.key}`),
+        onPage(p, r.targetId, (page) => state.setStorage(page, kind, r.key, r.value), () => `set ${kind} storage ${r.key}`, true),
       clearStorage: (kind: string, p: string | undefined, r: Tab) =>
-        onPage(p, r.targetId, (page) => state.clearStorage(page, kind), (x) => `cleared ${x.cleared} ${kind} storage key(s)`),
+        onPage(p, r.targetId, (page) => state.clearStorage(page, kind), (x) => `cleared ${x.cleared} ${kind} storage key(s)`, true),
       offline: (p: string | undefined, r: Tab & { offline: boolean }) =>
         emulate(p, r.targetId, (page) => emulation.offline(page, r.offline), (a) =>
           `${r.offline ? "offline" : "online"} (${scope(a.scope)})`),
