@@ -60,7 +60,8 @@ const QUIET_MS = 400
 /** Above this many elements a page that cannot be read in part is left to the snapshot (see above). */
 const MAX_ELEMENTS = 3_000
 const READ_TIMEOUT_MS = 10_000
-const SIZE = "document.getElementsByTagName(\"*\").length"
+/** The document's element count; -1 while it is still being parsed (it may be any size by the read). */
+const SIZE = "document.readyState === \"loading\" ? -1 : document.getElementsByTagName(\"*\").length"
 
 /** After svc took the tab to a new document: the document's first AI read, once the tab has been left alone. */
 export const readAheadAfterNavigation = (
@@ -70,6 +71,8 @@ export const readAheadAfterNavigation = (
   page: Page
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
+    // An opened tab answers once its document commits: its size is known (and its read bounded) once parsed.
+    yield* Effect.promise(() => page.waitForLoadState("domcontentloaded", { timeout: READ_TIMEOUT_MS }).catch(() => undefined))
     if (!(yield* turns.idleFor(tab, QUIET_MS)) || page.isClosed()) return
     const size = yield* Effect.promise(() => evaluateUtility(page, SIZE)?.catch(() => undefined) ?? Promise.resolve(undefined))
     if (typeof size !== "number" || page.isClosed()) return
@@ -77,6 +80,6 @@ export const readAheadAfterNavigation = (
     prepareRefChecks(page, evaluateUtility)
     const read = () => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS })
     yield* Effect.promise(() =>
-      (size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : read()).catch(() => undefined)
+      (size < 0 || size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : read()).catch(() => undefined)
     )
   })
