@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Gateway, servePages, startGateway, svcSucceeds, waitUntil } from "../support/gateway.js"
+import { type Gateway, request, servePages, startGateway, svcSucceeds, waitUntil } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 import { type TabSession, tabSession } from "../support/tabSession.js"
 
@@ -66,6 +66,30 @@ describe("documents are made ready for the first snapshot", () => {
       expect(await svcSucceeds(gw, "browser", "snapshot", "--target-id", targetId)).toContain('button "Here"')
     } finally {
       tab.close()
+    }
+  })
+
+  // svc's ref checks (act/refChecks.ts) must be in place in a document before its first AI read, or every
+  // action on the refs that read shows goes the slow way. A tab opened and read at once is read as its
+  // document has just committed, before svc may know the world the checks live in.
+  it("a tab opened and read at once: the refs it shows can be checked in one call", async () => {
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    const status = JSON.parse(await svcSucceeds(gw, "browser", "status", "--json"))
+    for (let i = 0; i < 5; i++) {
+      const opened = await request(gw.controlPort, "POST", "/tabs/open", auth, { url: pages.url("/second") })
+      expect(opened.status, opened.body).toBe(200)
+      const { targetId } = opened.json()
+      const snap = await request(gw.controlPort, "GET", `/snapshot?targetId=${targetId}`, auth)
+      expect(snap.json().snapshot).toContain('button "Here"')
+      const tab = await tabSession(status.cdpUrl, targetId)
+      try {
+        // The button the read showed was seen by the checks as the read gave it its ref.
+        const seen = "(() => { const s = globalThis.__svcRefChecks; return s !== undefined && s.seen.has(document.querySelector('button')) })()"
+        expect(await tab.evaluateInUtility(seen), `tab ${i}`).toBe(true)
+      } finally {
+        tab.close()
+      }
+      expect((await request(gw.controlPort, "DELETE", `/tabs/${targetId}`, auth)).status).toBe(200)
     }
   })
 

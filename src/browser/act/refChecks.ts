@@ -185,12 +185,12 @@ const STATE_ARG = { key: STATE_KEY, property: REF_PROPERTY, ignore: GUARD_ATTRIB
 const PREPARE = `(${prepareChecks.toString()})(${JSON.stringify(STATE_ARG)}, ${checkAndGuard.toString()}, ${guardFound.toString()})`
 
 /**
- * Prepares the checks in a page's current document, before its AI snapshot (not waited for: a snapshot
- * taken before it is in place leaves its refs to the usual way).
+ * Prepares the checks in a page's current document, before its AI snapshot (sent, not waited for: a snapshot
+ * taken before it is in place leaves its refs to the usual way). True once they are in place; false when
+ * they could not be put there (the document's utility world is not known yet, or was just replaced).
  */
-export const prepareRefChecks = (page: Page, utility: MainWorld): void => {
-  void utility(page, PREPARE)?.catch(() => undefined)
-}
+export const prepareRefChecks = (page: Page, utility: MainWorld): Promise<boolean> =>
+  utility(page, PREPARE)?.then(() => true, () => false) ?? Promise.resolve(false)
 
 /**
  * The one-call check of an AI ref of the top document. `guarded` with the guard's key (the element now

@@ -164,13 +164,20 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             })))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
-          prepareRefChecks(page, sessions.evaluateUtility)
-          const { raw, unread } = yield* Effect.tryPromise({
+          const read = Effect.tryPromise({
             try: () =>
               readBounded(page, sessions.evaluateUtility, o.limit, () =>
                 page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) })),
             catch: failed
           }).pipe(timed("aria"))
+          const prepared = prepareRefChecks(page, sessions.evaluateUtility)
+          let bounded = yield* read
+          // The checks were not in place for that read (a document just committed, its world not known yet):
+          // put in place now and read once more, or every action on the refs shown would take the slow way.
+          if (!(yield* Effect.promise(() => prepared)) && (yield* Effect.promise(() => prepareRefChecks(page, sessions.evaluateUtility)))) {
+            bounded = yield* read
+          }
+          const { raw, unread } = bounded
           const folded = foldControlState(raw, yield* Fiber.join(controls))
           rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor, unread }))
             .pipe(timed("render"))
@@ -210,7 +217,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           // Refs get their element's identity from an AI snapshot of the same scope, read after the answer: where
           // look-alikes need it, and for every ref when the page is quick to read (see identifyRoleRefs).
           const pageControls = yield* Fiber.join(controls)
-          if (o.frame === undefined) prepareRefChecks(page, sessions.evaluateUtility)
+          if (o.frame === undefined) void prepareRefChecks(page, sessions.evaluateUtility)
           // The identities come from a read of the same part of the page the snapshot read.
           const readAi = () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs })
           yield* refs.identifyRoleRefs(tab, watch, () =>

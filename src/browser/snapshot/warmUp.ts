@@ -77,7 +77,7 @@ export const readAheadAfterNavigation = (
     const size = yield* Effect.promise(() => evaluateUtility(page, SIZE)?.catch(() => undefined) ?? Promise.resolve(undefined))
     if (typeof size !== "number" || page.isClosed()) return
     // svc's ref checks, which an AI snapshot prepares in each document it reads, are put in place first.
-    prepareRefChecks(page, evaluateUtility)
+    void prepareRefChecks(page, evaluateUtility)
     const read = () => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS })
     yield* Effect.promise(() =>
       (size < 0 || size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : read()).catch(() => undefined)
