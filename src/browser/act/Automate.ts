@@ -71,10 +71,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const whenCdpTabFree = <A, E, R>(profileName: string | undefined, targetId: string | undefined, read: Effect.Effect<A, E, R>) =>
       Effect.suspend(() =>
         dialogs.anyHeld() || dialogs.anyKeeps()
-          ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) => {
-            const tab = { profile: profile.name, targetId: target.targetId }
-            return Effect.zipRight(dialogs.free(tab), dialogs.refusedIfHeld(tab)(read))
-          })
+          ? Effect.flatMap(tabs.resolveTarget(profileName, targetId), ({ profile, target }) =>
+            dialogs.refusedIfHeld({ profile: profile.name, targetId: target.targetId })(read))
           : read
       )
     const policy = yield* NavigationPolicy

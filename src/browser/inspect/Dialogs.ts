@@ -17,10 +17,10 @@ import type { TabRef } from "../act/Refs.js"
 // An action that asks for it (`dialogs: "hold"`, as MCP clients expect from Playwright MCP) has an unarmed
 // dialog it opens held open instead: the action answers that it is open, `answerHeld` answers it, and after
 // HOLD_MS (browser.dialogHoldMs) it is answered by the policy above, so a tab nobody comes back to does not
-// stay wedged. Such an
-// action also leaves its tab holding: a dialog the page opens later, between requests (from a timer, a
-// message), is held the same way, and the next request for the page is refused naming it. The next action
-// or navigation on the tab that does not hold its dialogs (`dialogs: "answer"`, the default) ends that.
+// stay wedged. Such an action also leaves its tab holding: a dialog the page opens later, between requests
+// (from a timer, a message), is held the same way, and the next request for the page is refused naming it.
+// The next action or navigation on the tab that does not hold its dialogs (`dialogs: "answer"`, the default)
+// ends that.
 // Every dialog is recorded for `dialogs(tab)`.
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload"
@@ -324,20 +324,22 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
       })
 
     /**
-     * For a request that needs the page (a snapshot, a screenshot) while the tab holds the dialogs its page
-     * opens by itself: a dialog held while it runs fails it with free's 409, rather than leaving it waiting
-     * in the dialog until its timeout.
+     * For a request that needs the page (a snapshot, a screenshot, web storage): refused as `free` refuses,
+     * and, while the tab holds the dialogs its page opens by itself, also when one is held while it runs,
+     * rather than left waiting in the dialog until its timeout.
      */
     const refusedIfHeld = (tab: TabRef) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Conflict, R> =>
-      Effect.flatMap(registry.find(tab), (state) =>
-        state === undefined || !state.keeps
-          ? effect
-          : Effect.raceFirst(
-            // Not waited for once the dialog wins: the page's call under way answers only after the dialog.
-            Effect.disconnect(effect),
-            Effect.flatMap(Effect.zipRight(whenHeld(tab), held(tab)), (h) =>
-              h === undefined ? Effect.never : Effect.fail(new Conflict({ message: heldDialogRefusal(h) })))
-          ))
+      Effect.zipRight(
+        free(tab),
+        Effect.flatMap(registry.find(tab), (state) =>
+          state === undefined || !state.keeps
+            ? effect
+            : Effect.raceFirst(
+              // Not waited for once the dialog wins: the page's call under way answers only after the dialog.
+              Effect.disconnect(effect),
+              Effect.zipRight(Effect.zipRight(whenHeld(tab), free(tab)), Effect.never)
+            ))
+      )
 
     /** Ends once a dialog is held open on the tab (at once if one is). */
     const whenHeld = (tab: TabRef) =>

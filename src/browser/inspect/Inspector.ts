@@ -200,7 +200,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
 
     /**
      * Run one call on the request's page and say what was done. A call that runs in the page itself
-     * (`inPage`) would wait in a dialog held open there: it is refused meanwhile (Dialogs.free, refusedIfHeld).
+     * (`inPage`) would wait in a dialog held open there: it is refused meanwhile (Dialogs.refusedIfHeld).
      */
     const onPage = <A, E>(
       profile: string | undefined,
@@ -211,7 +211,6 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
     ) =>
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(profile, targetId)
-        if (inPage) yield* dialogs.free(tab)
         const a = yield* (inPage ? dialogs.refusedIfHeld(tab)(call(page)) : call(page))
         return { targetId: tab.targetId, done: done(a) }
       })
@@ -227,7 +226,6 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
     const storage = (kind: string, q: Tab) =>
       Effect.gen(function*() {
         const { tab, page } = yield* pageOf(q.profile, q.targetId)
-        yield* dialogs.free(tab)
         const entries = yield* dialogs.refusedIfHeld(tab)(state.storage(page, kind))
         return { targetId: tab.targetId, kind: kind as "local" | "session", entries }
       })
