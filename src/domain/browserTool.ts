@@ -1,4 +1,4 @@
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
 
 // The agent tool named `browser`, as a model sees it: one flat object whose `action` says what to do and
 // whose other properties are that action's parameters. Flat on purpose: some model APIs refuse a tool
@@ -136,6 +136,3 @@ export const BrowserToolParams = Schema.Struct({
     "errors, requests, cookies and storage. Take a snapshot first; act on its refs."
 })
 export type BrowserToolParams = typeof BrowserToolParams.Type
-
-/** The tool's parameters as JSON Schema, for a model's tool list and an MCP client. */
-export const browserToolJsonSchema = (): JSONSchema.JsonSchema7Root => JSONSchema.make(BrowserToolParams)

@@ -1,8 +1,9 @@
 import { McpSchema } from "@effect/ai"
-import { Effect, Either, JSONSchema, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import type { ControlClient } from "../client/ControlClient.js"
 import { describeIssues } from "../client/issues.js"
+import { toolInputSchema } from "../platform/toolSchema.js"
 import { describeFailure } from "./failures.js"
 
 // One MCP tool, declared once: its input is an Effect Schema, from which both the JSON Schema the client
@@ -56,7 +57,7 @@ export interface ToolSpec<A, I> {
 
 /** The JSON Schema of a tool's input: a flat object, as MCP clients and model APIs expect. */
 export const inputJsonSchema = (schema: Schema.Schema<any, any>): Record<string, unknown> => {
-  const { $schema: _, ...json } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const json = toolInputSchema(schema)
   // An empty struct comes out as "any object or array": MCP wants an object.
   return json.type === "object" ? withoutTitles(json) : { type: "object", properties: {}, additionalProperties: false }
 }

@@ -140,6 +140,10 @@ describe("svc mcp with no gateway running", () => {
     expect(byName.get("browser_click")!.inputSchema.properties).toHaveProperty("ref")
     expect(byName.get("browser_click")!.inputSchema.properties).toHaveProperty("target")
     expect(byName.get("browser_navigate")!.inputSchema.required).toEqual(["url"])
+    // The agent tool's parameters are at the root of its schema, where a client looks for them.
+    expect(byName.get("browser")!.inputSchema.required).toEqual(["action"])
+    expect(byName.get("browser")!.inputSchema.properties).toHaveProperty("action")
+    expect(byName.get("browser")!.inputSchema.properties).toHaveProperty("request")
   })
 
   it("navigates, snapshots with refs, clicks by ref and the page changes", async () => {

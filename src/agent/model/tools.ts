@@ -1,5 +1,6 @@
-import { Effect, JSONSchema, Schema } from "effect"
-import { BrowserToolParams, browserToolJsonSchema } from "../../domain/browserTool.js"
+import { Effect, Schema } from "effect"
+import { BrowserToolParams } from "../../domain/browserTool.js"
+import { toolInputSchema } from "../../platform/toolSchema.js"
 import { ActionParams } from "../../msgbridge/channel/ActionParams.js"
 import type { ActionName } from "../../msgbridge/channel/ActionAvailability.js"
 import type { AgentTools } from "../Agent.js"
@@ -50,18 +51,8 @@ const ACTION_DESCRIPTIONS: Record<ActionName, string> = {
 /** Actions whose target defaults to the current chat: `to` is optional for the model. */
 const CHAT_DEFAULT = new Set<string>(["reply", "sendWithEffect", "sendAttachment"])
 
-/** A tool's input schema as model APIs want it: an object at the root (no $schema, no root $ref). */
-export const inputSchema = (json: object): Record<string, unknown> => {
-  const { $schema: _, ...rest } = json as Record<string, unknown>
-  const ref = rest.$ref
-  if (typeof ref !== "string") return rest
-  const defs = (rest.$defs ?? {}) as Record<string, Record<string, unknown>>
-  const { [ref.split("/").pop()!]: root, ...others } = defs
-  return Object.keys(others).length > 0 ? { ...root, $defs: others } : { ...root }
-}
-
 const actionSchema = (name: ActionName): object => {
-  const schema = inputSchema(JSONSchema.make(ActionParams[name] as Schema.Schema.AnyNoContext)) as { required?: Array<string> } & Record<string, unknown>
+  const schema = toolInputSchema(ActionParams[name] as Schema.Schema.AnyNoContext) as { required?: Array<string> } & Record<string, unknown>
   if (CHAT_DEFAULT.has(name) && Array.isArray(schema.required)) {
     return { ...schema, required: schema.required.filter((r) => r !== "to") }
   }
@@ -71,7 +62,7 @@ const actionSchema = (name: ActionName): object => {
 const browserTool = (run: BrowserRun, session: BrowserToolSession): TurnTool => ({
   name: "browser",
   description: (BrowserToolParams.ast.annotations[DESCRIPTION] as string | undefined) ?? "Drive a web browser",
-  jsonSchema: inputSchema(browserToolJsonSchema()),
+  jsonSchema: toolInputSchema(BrowserToolParams),
   run: (params) => Effect.map(run(params, session), outcome)
 })
 
@@ -95,7 +86,7 @@ const decodeScreenshot = Schema.decodeUnknownEither(ScreenshotParams, { onExcess
 const screenshotTool = (run: BrowserRun, session: BrowserToolSession, actions: AgentTools["actions"]): TurnTool => ({
   name: "send_screenshot",
   description: "Take a screenshot of the current page (or tab targetId) and send it to this chat as an image.",
-  jsonSchema: inputSchema(JSONSchema.make(ScreenshotParams)),
+  jsonSchema: toolInputSchema(ScreenshotParams),
   run: (params) =>
     Effect.gen(function*() {
       const p = decodeScreenshot(params ?? {})

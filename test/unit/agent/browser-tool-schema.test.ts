@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { browserToolJsonSchema } from "../../../src/domain/browserTool.js"
+import { BrowserToolParams } from "../../../src/domain/browserTool.js"
+import { toolInputSchema } from "../../../src/platform/toolSchema.js"
 
-// The `browser` tool's JSON Schema, as a model API receives it: derived from the one Schema, a flat object
-// (no union anywhere: some model APIs refuse `anyOf`), every action and act kind listed.
+// The `browser` tool's JSON Schema, as a model API and an MCP client receive it: derived from the one Schema,
+// a flat object at the root (no root $ref: a client reading the root's properties would see no parameters),
+// no union anywhere (some model APIs refuse `anyOf`), every action and act kind listed.
 
 const walk = (node: unknown, visit: (key: string, value: unknown) => void) => {
   if (node === null || typeof node !== "object") return
@@ -13,10 +15,12 @@ const walk = (node: unknown, visit: (key: string, value: unknown) => void) => {
 }
 
 describe("the browser tool's JSON Schema", () => {
-  const schema = browserToolJsonSchema() as any
-  const root = schema.$ref !== undefined ? schema.$defs[schema.$ref.split("/").pop()] : schema
+  const schema = toolInputSchema(BrowserToolParams) as any
+  const root = schema
 
-  it("is one object with action required, and no union anywhere", () => {
+  it("is one object at the root with action required, and no union anywhere", () => {
+    expect(schema).not.toHaveProperty("$ref")
+    expect(schema).not.toHaveProperty("$schema")
     expect(root.type).toBe("object")
     expect(root.required).toEqual(["action"])
     const unions: Array<string> = []

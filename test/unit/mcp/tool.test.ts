@@ -27,8 +27,14 @@ describe("MCP tools", () => {
       expect(schema.type, tool.name).toBe("object")
       expect(schema).not.toHaveProperty("anyOf")
       expect(schema).not.toHaveProperty("$schema")
+      // A root $ref (a Schema with an identifier) would show the client a tool without parameters.
+      expect(schema, tool.name).not.toHaveProperty("$ref")
       expect(JSON.stringify(schema), tool.name).not.toMatch(/"title":"minLength/)
     }
+    const agentTool = ALL_TOOLS.find((t) => t.tool.name === "browser")!.tool.inputSchema as any
+    expect(agentTool.required).toEqual(["action"])
+    expect(agentTool.properties.action.enum).toContain("snapshot")
+    expect(Object.keys(agentTool.properties)).toEqual(expect.arrayContaining(["targetId", "url", "ref", "request"]))
     expect(inputJsonSchema(Schema.Struct({}))).toEqual({ type: "object", properties: {}, additionalProperties: false })
   })
 
