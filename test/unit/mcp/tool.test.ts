@@ -29,6 +29,8 @@ describe("MCP tools", () => {
       expect(schema).not.toHaveProperty("$schema")
       // A root $ref (a Schema with an identifier) would show the client a tool without parameters.
       expect(schema, tool.name).not.toHaveProperty("$ref")
+      // Nor any reference inside: draft-07 readers ignore a $ref's sibling bounds, some model APIs refuse $refs.
+      expect(JSON.stringify(schema), tool.name).not.toContain("$ref")
       expect(JSON.stringify(schema), tool.name).not.toMatch(/"title":"minLength/)
     }
     const agentTool = ALL_TOOLS.find((t) => t.tool.name === "browser")!.tool.inputSchema as any
