@@ -29,7 +29,7 @@ const TabsHandlers = HttpApiBuilder.group(BrowserApi, "tabs", (handlers) =>
     const automate = yield* Automate
     return handlers
       .handle("list", ({ urlParams }) => tabs.list(urlParams.profile))
-      .handle("open", ({ payload, urlParams }) => automate.open(urlParams.profile, payload.url))
+      .handle("open", ({ payload, urlParams }) => automate.open(urlParams.profile, payload.url, { dialogs: payload.dialogs }))
       .handle("focus", ({ payload, urlParams }) => tabs.focus(urlParams.profile, payload.targetId))
       .handle("close", ({ path, urlParams }) => tabs.close(urlParams.profile, path.targetId))
   })

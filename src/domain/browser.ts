@@ -97,7 +97,17 @@ export type Tab = typeof Tab.Type
 export const TabList = Schema.Struct({ profile: Schema.String, tabs: Schema.Array(Tab) })
 export type TabList = typeof TabList.Type
 
-export const OpenTabRequest = Schema.Struct({ url: Schema.String })
+/** How a dialog an action or navigation opens is answered: see `dialogs` of ActRequest. */
+const DialogMode = Schema.Literal("answer", "hold")
+
+export const OpenTabRequest = Schema.Struct({
+  url: Schema.String,
+  /**
+   * As on navigations: "hold" leaves a dialog the new tab's page opens while it loads open for a `dialog`
+   * request, and the tab holds those its page opens later, until an action or navigation with "answer".
+   */
+  dialogs: Schema.optional(DialogMode)
+})
 export const FocusTabRequest = Schema.Struct({ targetId: TargetId })
 export const CloseTabResult = Schema.Struct({ targetId: Schema.String, closed: Schema.Boolean })
 
@@ -254,9 +264,6 @@ export const ActionDialog = Schema.Struct({
   promptText: Schema.optional(Schema.String)
 })
 export type ActionDialog = typeof ActionDialog.Type
-
-/** How a dialog an action or navigation opens is answered: see `dialogs` of ActRequest. */
-const DialogMode = Schema.Literal("answer", "hold")
 
 export const NavigateRequest = Schema.Struct({
   url: Schema.String,

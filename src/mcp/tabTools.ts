@@ -54,7 +54,7 @@ export const tabs = defineTool({
       case "list":
         return env.client.tabs.list({ urlParams: env.query }).pipe(Effect.map((r) => tabLines(r.tabs)))
       case "new":
-        return env.client.tabs.open({ urlParams: env.query, payload: { url: input.url ?? "about:blank" } }).pipe(
+        return env.client.tabs.open({ urlParams: env.query, payload: { url: input.url ?? "about:blank", dialogs: "hold" } }).pipe(
           Effect.map((t) => `Opened tab ${t.index} (${t.url}); it is the current tab`)
         )
       case "select":

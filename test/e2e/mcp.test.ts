@@ -270,6 +270,18 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_handle_dialog", { accept: true }))).toContain("was accepted")
     expect(textOf(await session.call("browser_snapshot"))).toMatch(/paragraph \[ref=\w+\]: "yes"/)
 
+    // A tab opened at a page that opens a dialog while it loads: held as after a navigation, not answered.
+    const t3 = Date.now()
+    const opened = await session.call("browser_tabs", { action: "new", url: pages.url("/greets") })
+    expect(opened.isError, textOf(opened)).toBeFalsy()
+    expect(Date.now() - t3).toBeLessThan(10_000)
+    let greeted = await session.call("browser_snapshot")
+    while (!greeted.isError && Date.now() - t3 < 10_000) greeted = await session.call("browser_snapshot")
+    expect(textOf(greeted)).toContain('an alert dialog ("Welcome") is open')
+    expect(textOf(await session.call("browser_handle_dialog", { accept: true }))).toContain('alert "Welcome" that held up the tab was accepted')
+    expect(textOf(await session.call("browser_snapshot"))).toMatch(/paragraph \[ref=\w+\]: "yes"/)
+    expect((await session.call("browser_close")).isError).toBeFalsy()
+
     // A tab whose page waits in a held dialog can still be closed.
     await session.call("browser_tabs", { action: "new", url: pages.url("/dialogs") })
     const second = textOf(await session.call("browser_snapshot"))

@@ -82,9 +82,12 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const readAhead = (tab: TabRef, page: Page) =>
       Effect.asVoid(Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page)))
 
-    /** A new tab at `url` (Tabs.open), whose first document is read ahead like a navigation's. */
-    const open = (profileName: string | undefined, url: string) =>
-      Effect.tap(tabs.open(profileName, url), (opened) =>
+    /**
+     * A new tab at `url` (Tabs.open), whose first document is read ahead like a navigation's. With dialogs
+     * "hold", the tab holds its page's dialogs from its first document on, as after a navigation that holds them.
+     */
+    const open = (profileName: string | undefined, url: string, options: { readonly dialogs?: "answer" | "hold" | undefined } = {}) =>
+      Effect.tap(tabs.open(profileName, url, options.dialogs === "hold" ? (tab, page) => Effect.scoped(dialogs.holding(tab, page)) : undefined), (opened) =>
         Effect.flatMap(browsers.endpoint(profileName), ({ profile }) => {
           const page = sessions.knownPage(profile.name, opened.targetId)
           return page !== undefined && opened.url !== "about:blank"

@@ -5,7 +5,10 @@ import type { HeldInfo } from "./Dialogs.js"
 
 const clip = (s: string) => (s.length <= 200 ? s : `${s.slice(0, 200)}…`)
 
+/** "an alert", "a confirm". */
+const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`)
+
 export const heldDialogRefusal = (h: HeldInfo) =>
-  `a ${h.type} dialog (${JSON.stringify(clip(h.message))}) is open on this tab and holds up its page: answer it ` +
+  `${article(h.type)} dialog (${JSON.stringify(clip(h.message))}) is open on this tab and holds up its page: answer it ` +
   "first (MCP: browser_handle_dialog with accept true or false; CLI: svc browser dialog --accept or --dismiss; " +
   "control API: POST /hooks/dialog)"

@@ -1,4 +1,5 @@
 import { Effect, Fiber, Option } from "effect"
+import type { Page } from "playwright-core"
 import type { Tab } from "../../domain/browser.js"
 import { Conflict, NotFound } from "../../domain/errors.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
@@ -62,7 +63,12 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         return toTab(target, order.indexOf(profile, target.targetId), Option.some(target.targetId))
       })
 
-    const open = (profileName: string | undefined, url: string) =>
+    /** `beforeLoad`: called with the library's page of the new tab before it is sent to the URL. */
+    const open = (
+      profileName: string | undefined,
+      url: string,
+      beforeLoad?: (tab: { readonly profile: string; readonly targetId: string }, page: Page) => Effect.Effect<void>
+    ) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
         // With the automation library, the tab is created blank, known to the library (so its console,
@@ -82,6 +88,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
             Effect.gen(function*() {
               yield* sessions.attach(profile.name, endpoint)
               const page = yield* timed("page")(sessions.page(profile.name, endpoint, blank.targetId))
+              if (beforeLoad !== undefined) yield* beforeLoad({ profile: profile.name, targetId: blank.targetId }, page)
               const before = yield* sessions.navigations(page)
               // Returns once the navigation commits; a page that fails to load still shows Chromium's error page.
               const failed = yield* timed("goto")(Effect.promise(() =>
