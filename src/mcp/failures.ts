@@ -1,4 +1,5 @@
 import { Cause, Option, ParseResult } from "effect"
+import { hintsFor } from "../client/hints.js"
 import { type DecodeIssue, describeIssues } from "../client/issues.js"
 import { redactSecrets } from "../platform/redact.js"
 
@@ -29,16 +30,7 @@ const describe = (error: unknown): string => {
 }
 
 /** The gateway's hints name CLI commands; over MCP the same step is a tool. */
-const CLI_TO_TOOL: ReadonlyArray<readonly [RegExp, string]> = [
-  [/`svc browser snapshot --interactive`/g, "browser_snapshot {interactive: true}"],
-  [/`svc browser snapshot[^`]*`/g, "browser_snapshot"],
-  [/`svc browser dialog[^`]*`/g, "browser_handle_dialog"],
-  [/`svc browser tab select[^`]*`/g, "browser_tabs {action: \"select\"}"],
-  [/`svc browser (?:tabs|tab)`/g, "browser_tabs {action: \"list\"}"],
-  [/`svc browser upload[^`]*`/g, "browser_file_upload"]
-]
-
-export const toolHints = (message: string) => CLI_TO_TOOL.reduce((m, [cli, tool]) => m.replace(cli, tool), message)
+export const toolHints = hintsFor("mcp")
 
 export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)

@@ -1,5 +1,6 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
+import { hintsFor } from "../../client/hints.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
@@ -32,13 +33,16 @@ const problems = (e: ParseResult.ParseError): string =>
     .map((i) => `${i.path.length > 0 ? i.path.join(".") : "the call"}: ${i.message}`)
     .join("; ")
 
+const agentHints = hintsFor("agent")
+
 /** A failure of the control API (tagged, with a message) or of reaching it, as the tool's error text. */
 const failure = (e: unknown): ToolResult => {
   const tagged = e as { readonly _tag?: string; readonly message?: string }
   if (tagged._tag === "RequestError" || tagged._tag === "ResponseError") {
     return errorResult(`the svc gateway did not answer (${tagged.message ?? tagged._tag}); is it running? (svc gateway run)`)
   }
-  return errorResult(`${tagged._tag ?? "Error"}: ${tagged.message ?? String(e)}`)
+  // The gateway's hints name CLI commands: the model is told them as actions of this tool.
+  return errorResult(agentHints(`${tagged._tag ?? "Error"}: ${tagged.message ?? String(e)}`))
 }
 
 class Missing extends Error {}
