@@ -83,3 +83,24 @@ export const hintsFor = (surface: HintSurface) => (message: string): string =>
     const said = command !== undefined ? COMMANDS[command]?.(args.map((a) => a.replace(/^(['"])(.*)\1$/, "$2"))) : undefined
     return said?.[surface] ?? whole
   })
+
+/** The snapshot options as CLI flags, and as the parameters a tool call passes (the same on both surfaces). */
+const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/`--interactive`/g, "interactive: true"],
+  [/--interactive\b/g, "interactive: true"],
+  [/--efficient\b/g, `mode: "efficient"`],
+  [/a narrower --selector\b/g, "a narrower selector"],
+  [/--selector <css>/g, `selector: "<css>"`],
+  [/--(limit|depth) (<n>|\d+)/g, "$1: $2"],
+  [/--(limit|depth)\b/g, "$1"]
+]
+
+/**
+ * A snapshot's notices (a cut, elements deeper than the depth: its lines that are not the page's `- ` lines)
+ * with the options they suggest said as a tool's parameters.
+ */
+export const snapshotNoticesAsParameters = (snapshot: string): string =>
+  snapshot.includes("--")
+    ? snapshot.split("\n").map((line) => /^\s*- /.test(line) ? line : FLAGS.reduce((l, [flag, param]) => l.replace(flag, param), line))
+      .join("\n")
+    : snapshot

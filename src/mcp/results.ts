@@ -1,3 +1,4 @@
+import { snapshotNoticesAsParameters } from "../client/hints.js"
 import type { ActionDialog, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
 
 // The control API's answers as the short text an agent reads over MCP: what happened, what it caused
@@ -14,7 +15,7 @@ export const snapshotText = (r: SnapshotResult): string => {
     : r.diff.whole
     ? ` — whole snapshot (${r.diff.base === "none" ? "no earlier one" : r.diff.base})`
     : " — only the lines changed since the last snapshot"
-  return `${head}${diff}\n${r.snapshot}`
+  return `${head}${diff}\n${snapshotNoticesAsParameters(r.snapshot)}`
 }
 
 /** The dialogs an action or a navigation opened, one line each; an open one says how to answer it. */

@@ -167,6 +167,11 @@ describe("svc mcp with no gateway running", () => {
 
     const status = await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })
     expect(textOf(status)).toBe('"clicked 2"')
+
+    // A cut snapshot says how to see more as this tool's parameters, not the CLI's flags.
+    const cut = textOf(await session.call("browser_snapshot", { limit: 60 }))
+    expect(cut).toMatch(/snapshot truncated at the 60-character limit.*Pass a higher limit, or narrow it with mode: "efficient"/)
+    expect(cut).not.toContain("--")
   })
 
   it("answers a navigation with the page's snapshot when asked, and its refs work", async () => {

@@ -1,3 +1,4 @@
+import { snapshotNoticesAsParameters } from "../../client/hints.js"
 import type { ActionDialog, ActResult, SnapshotResult } from "../../domain/browser.js"
 
 // What a `browser` tool call answers, in the shape model APIs and MCP share: text parts a model reads
@@ -33,7 +34,7 @@ export const snapshotText = (s: SnapshotResult): string => {
   if (s.truncated) {
     facts.push("truncated: pass selector (a part of the page), mode \"efficient\" (interactive only) or a higher limit to see more")
   }
-  return `${s.snapshot}\n\n[${facts.join("; ")}]`
+  return `${snapshotNoticesAsParameters(s.snapshot)}\n\n[${facts.join("; ")}]`
 }
 
 /** A dialog an action or a navigation opened, and how it was answered. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { INVESTIGATE } from "../../../src/browser/act/messages.js"
-import { hintsFor } from "../../../src/client/hints.js"
+import { hintsFor, snapshotNoticesAsParameters } from "../../../src/client/hints.js"
 
 // The gateway's next steps, said as CLI commands, reach an agent as the calls it can make: MCP tools, or
 // actions of the agent tool `browser`.
@@ -48,5 +48,24 @@ describe("hints for agents", () => {
     expect(mcp("`svc browser highlight 3`")).toBe("`svc browser highlight 3`")
     expect(mcp("run `svc mcp --sandbox` or `svc gateway run`")).toBe("run `svc mcp --sandbox` or `svc gateway run`")
     expect(agent("no hint here")).toBe("no hint here")
+  })
+})
+
+describe("a snapshot's notices for agents", () => {
+  it("say the options as parameters, and leave the page's lines alone", () => {
+    const snapshot = [
+      '- textbox "--limit of the form" [ref=e3]',
+      "[… snapshot truncated at the 500-character limit: 19 more line(s) not shown. Pass a higher --limit, or narrow it " +
+      "with --efficient, --interactive or --selector <css>]",
+      "[3 interactive element(s) deeper than --depth 2 not shown; `--interactive` lists them all]",
+      "# truncated: showed 10 of 40 nodes; raise the limit with --limit <n> (--limit 40 shows all)"
+    ].join("\n")
+    expect(snapshotNoticesAsParameters(snapshot).split("\n")).toEqual([
+      '- textbox "--limit of the form" [ref=e3]',
+      "[… snapshot truncated at the 500-character limit: 19 more line(s) not shown. Pass a higher limit, or narrow it " +
+      'with mode: "efficient", interactive: true or selector: "<css>"]',
+      "[3 interactive element(s) deeper than depth: 2 not shown; interactive: true lists them all]",
+      "# truncated: showed 10 of 40 nodes; raise the limit with limit: <n> (limit: 40 shows all)"
+    ])
   })
 })
