@@ -92,8 +92,13 @@ const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
   [/a narrower --selector\b/g, "a narrower selector"],
   [/--selector <css>/g, `selector: "<css>"`],
   [/--(limit|depth) (<n>|\d+)/g, "$1: $2"],
-  [/--(limit|depth)\b/g, "$1"]
+  [/--(limit|depth)\b/g, "$1"],
+  [/--(selector|frame)\b/g, "$1"]
 ]
+
+/** The snapshot options a text names as CLI flags, said as a tool call's parameters. */
+export const flagsAsParameters = (text: string): string =>
+  text.includes("--") ? FLAGS.reduce((t, [flag, param]) => t.replace(flag, param), text) : text
 
 /**
  * A snapshot's notices (a cut, elements deeper than the depth: its lines that are not the page's `- ` lines)
@@ -101,6 +106,5 @@ const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
  */
 export const snapshotNoticesAsParameters = (snapshot: string): string =>
   snapshot.includes("--")
-    ? snapshot.split("\n").map((line) => /^\s*- /.test(line) ? line : FLAGS.reduce((l, [flag, param]) => l.replace(flag, param), line))
-      .join("\n")
+    ? snapshot.split("\n").map((line) => /^\s*- /.test(line) ? line : flagsAsParameters(line)).join("\n")
     : snapshot

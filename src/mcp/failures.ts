@@ -1,5 +1,5 @@
 import { Cause, Option, ParseResult } from "effect"
-import { hintsFor } from "../client/hints.js"
+import { flagsAsParameters, hintsFor } from "../client/hints.js"
 import { type DecodeIssue, describeIssues } from "../client/issues.js"
 import { redactSecrets } from "../platform/redact.js"
 
@@ -30,7 +30,8 @@ const describe = (error: unknown): string => {
 }
 
 /** The gateway's hints name CLI commands; over MCP the same step is a tool. */
-export const toolHints = hintsFor("mcp")
+const mcpHints = hintsFor("mcp")
+export const toolHints = (message: string) => flagsAsParameters(mcpHints(message))
 
 export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)

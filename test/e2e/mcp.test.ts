@@ -211,6 +211,14 @@ describe("svc mcp with no gateway running", () => {
     expect(stale.isError).toBe(true)
     expect(textOf(stale)).toMatch(/snapshot/)
     expect(textOf(stale)).toContain("browser_snapshot")
+
+    // A ref of the interactive snapshot given without its "e": the answer names the one meant.
+    const lonely = refOf(textOf(await session.call("browser_snapshot", { interactive: true })), /button "Lonely"/)
+    expect(lonely).toMatch(/^e\d+$/)
+    const typo = await session.call("browser_click", { ref: lonely.slice(1) })
+    expect(typo.isError).toBe(true)
+    expect(textOf(typo)).toContain(`did you mean ${lonely}?`)
+    expect((await session.call("browser_click", { ref: lonely })).isError).toBeFalsy()
   })
 
   it("holds a dialog a click opens for browser_handle_dialog, as Playwright MCP does, and refuses the page meanwhile", async () => {

@@ -1,6 +1,6 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
-import { hintsFor } from "../../client/hints.js"
+import { flagsAsParameters, hintsFor } from "../../client/hints.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
@@ -33,7 +33,8 @@ const problems = (e: ParseResult.ParseError): string =>
     .map((i) => `${i.path.length > 0 ? i.path.join(".") : "the call"}: ${i.message}`)
     .join("; ")
 
-const agentHints = hintsFor("agent")
+const agentCommands = hintsFor("agent")
+const agentHints = (message: string) => flagsAsParameters(agentCommands(message))
 
 /** A failure of the control API (tagged, with a message) or of reaching it, as the tool's error text. */
 const failure = (e: unknown): ToolResult => {

@@ -397,14 +397,15 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     const resolveAi = (state: TabState | undefined, page: Page, key: string, navigations: number, inLookup: boolean) =>
       Effect.gen(function*() {
+        // The e-ref of this page's role snapshot (interactive) that the agent may have meant, the "e" dropped.
+        const twin = state?.role?.navigations === navigations && state.role.entries.has(`e${key}`)
+          ? `; this page's latest snapshot issued e-refs: did you mean e${key}?`
+          : ""
         if (state?.ai === undefined) {
-          return yield* stale(
-            key,
-            state?.aiGone ?? "no AI snapshot of this tab has issued refs yet (or the gateway restarted since)"
-          )
+          return yield* stale(key, (state?.aiGone ?? "no AI snapshot of this tab has issued refs yet (or the gateway restarted since)") + twin)
         }
         if (state.ai.navigations !== navigations) {
-          return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it`)
+          return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it${twin}`)
         }
         const entry = state.ai.entries.get(key)
         if (entry === undefined) {

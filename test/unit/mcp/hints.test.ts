@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { INVESTIGATE } from "../../../src/browser/act/messages.js"
-import { hintsFor, snapshotNoticesAsParameters } from "../../../src/client/hints.js"
+import { flagsAsParameters, hintsFor, snapshotNoticesAsParameters } from "../../../src/client/hints.js"
+import { toolHints } from "../../../src/mcp/failures.js"
 
 // The gateway's next steps, said as CLI commands, reach an agent as the calls it can make: MCP tools, or
 // actions of the agent tool `browser`.
@@ -67,5 +68,14 @@ describe("a snapshot's notices for agents", () => {
       "[3 interactive element(s) deeper than depth: 2 not shown; interactive: true lists them all]",
       "# truncated: showed 10 of 40 nodes; raise the limit with limit: <n> (limit: 40 shows all)"
     ])
+  })
+})
+
+describe("a failure's flags for agents", () => {
+  it("a selector or frame that matched nothing is named as the parameter", () => {
+    expect(toolHints('nothing on the page matches --selector "#nope" (waited 5000 ms); check the selector'))
+      .toBe('nothing on the page matches selector "#nope" (waited 5000 ms); check the selector')
+    expect(flagsAsParameters('--frame "iframe" --selector "b" matches more than one element'))
+      .toBe('frame "iframe" selector "b" matches more than one element')
   })
 })
