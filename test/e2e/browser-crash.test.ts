@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 
 // After the managed Chromium crashes: status says so at once, and a request without a targetId fails saying
-// the browser was started again and its tab is gone, instead of acting on the new browser's blank tab.
+// the browser was started again and its tab is gone, instead of acting on the new browser's blank tab; a
+// navigation, which needs a tab and not that one, goes on in the new browser's tab.
 
 describe("after the browser crashes", () => {
   let gw: Gateway
@@ -41,6 +42,23 @@ describe("after the browser crashes", () => {
     expect(tabs.every((t: { url: string }) => !t.url.includes("127.0.0.1"))).toBe(true)
 
     expect((await gw.svc("browser", "open", pages.url("/"))).code).toBe(0)
+    const snap = await gw.svc("browser", "snapshot")
+    expect(snap.code, snap.stderr).toBe(0)
+    expect(snap.stdout).toContain('button "Save"')
+  }, 90_000)
+
+  it("a navigation without targetId after a crash goes on in the new browser's tab", async () => {
+    const status = JSON.parse((await gw.svc("browser", "status", "--json")).stdout)
+    process.kill(status.pid, "SIGKILL")
+    const refused = await gw.svc("browser", "snapshot")
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("svc browser navigate <url>")
+    const nav = await gw.svc("browser", "navigate", pages.url("/"))
+    expect(nav.code, nav.stderr).toBe(0)
+    const tabs = JSON.parse((await gw.svc("browser", "tabs", "--json")).stdout).tabs
+    expect(tabs).toHaveLength(1)
+    expect(tabs[0].url).toBe(pages.url("/"))
+    expect(tabs[0].current).toBe(true)
     const snap = await gw.svc("browser", "snapshot")
     expect(snap.code, snap.stderr).toBe(0)
     expect(snap.stdout).toContain('button "Save"')

@@ -62,8 +62,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const turns = yield* TabTurns
 
     /** Refused while a dialog held open on the tab holds up its page: the request would wait in it. */
-    const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
-      Effect.tap(tabPages.pageOf(profileName, targetId), ({ tab }) => dialogs.free(tab))
+    const pageOf = (profileName: string | undefined, targetId: string | undefined, options?: { readonly afterRestart?: boolean }) =>
+      Effect.tap(tabPages.pageOf(profileName, targetId, options), ({ tab }) => dialogs.free(tab))
     /**
      * The same, for what reads the tab over CDP alone (screenshots, aria snapshots): `read` runs once the tab
      * is free, and fails the same way should a dialog be held while it runs (Dialogs.refusedIfHeld).
@@ -187,7 +187,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       Effect.gen(function*() {
         yield* timed("policy")(policy.check(yield* normaliseNavigationUrl(request.url)))
-        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId))
+        // The browser svc started again after its tab was lost: a navigation goes on in the new browser's tab.
+        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId, { afterRestart: true }))
         yield* dialogs.ensureAttached(tab, page)
         const seq = yield* dialogs.lastSeq(tab)
         const go = Effect.zipRight(

@@ -9,7 +9,8 @@ export class TabPages extends Effect.Service<TabPages>()("svc/TabPages", {
     const tabs = yield* Tabs
     const browsers = yield* BrowserManager
     const sessions = yield* PlaywrightSessions
-    const pageOf = (profileName: string | undefined, targetId: string | undefined) =>
+    /** `afterRestart`: as for Tabs.resolveTarget (a navigation takes a restarted browser's tab). */
+    const pageOf = (profileName: string | undefined, targetId: string | undefined, options: { readonly afterRestart?: boolean } = {}) =>
       Effect.gen(function*() {
         // A tab the automation library already has open is used as it is: no look at the browser's list.
         const { endpoint, profile } = yield* browsers.endpoint(profileName)
@@ -20,7 +21,7 @@ export class TabPages extends Effect.Service<TabPages>()("svc/TabPages", {
           const target = { targetId: id, url: page.url(), title: "", type: "page" }
           return { profile, target, page, tab: { profile: profile.name, targetId: id } }
         }
-        const { target } = yield* tabs.resolveTarget(profileName, targetId)
+        const { target } = yield* tabs.resolveTarget(profileName, targetId, options)
         const page = yield* sessions.page(profile.name, endpoint, target.targetId)
         return { profile, target, page, tab: { profile: profile.name, targetId: target.targetId } }
       })

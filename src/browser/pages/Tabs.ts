@@ -159,8 +159,16 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         return { targetId, closed: true }
       })
 
-    /** The tab a request means: its targetId, else the profile's current tab. */
-    const resolveTarget = (profileName: string | undefined, targetId: string | undefined) =>
+    /**
+     * The tab a request means: its targetId, else the profile's current tab. `afterRestart`: when that tab
+     * went with a browser svc started again, the new browser's first tab becomes current and is meant (a
+     * navigation needs a tab, not the one that was lost; the new browser's tabs are svc's own).
+     */
+    const resolveTarget = (
+      profileName: string | undefined,
+      targetId: string | undefined,
+      options: { readonly afterRestart?: boolean } = {}
+    ) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
         if (targetId !== undefined) {
@@ -171,11 +179,19 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const target = Option.flatMap(current, (id) => Option.fromNullable(targets.find((t) => t.targetId === id)))
         if (Option.isNone(target)) {
           const lost = yield* browsers.lostTab(profile.name)
+          if (Option.isSome(lost) && options.afterRestart === true) {
+            const fresh = targets.find((t) => t.type === "page") ?? (yield* cdp.openTab(endpoint, "about:blank"))
+            yield* browsers.setCurrentTab(profile.name, fresh.targetId)
+            yield* Effect.logInfo(
+              `profile "${profile.name}": its browser ${describeExit(lost.value)} and was started again; using its tab ${fresh.targetId}`
+            )
+            return { profile, endpoint, target: fresh }
+          }
           if (Option.isSome(lost)) {
             return yield* new Conflict({
               message: `the browser of profile "${profile.name}" ${describeExit(lost.value)} and was started again: ` +
-                "the tab you were using is gone with it. Open a tab (`svc browser open <url>`), or pick one " +
-                "(`svc browser tabs`, then `svc browser focus <targetId>`)"
+                "the tab you were using is gone with it. Open a tab (`svc browser open <url>`), navigate (`svc browser " +
+                "navigate <url>`: in the new browser's tab), or pick one (`svc browser tabs`, then `svc browser focus <targetId>`)"
             })
           }
           return yield* new Conflict({
