@@ -304,6 +304,20 @@ describe("svc mcp with no gateway running", () => {
     expect((await session.call("browser_snapshot")).isError).toBeFalsy()
   })
 
+  it("with every tab closed, browser_navigate opens one, as browser_close says", async () => {
+    for (;;) {
+      const listed = textOf(await session.call("browser_tabs", { action: "list" }))
+      const index = /^(\d+):/m.exec(listed)?.[1]
+      if (index === undefined) break
+      expect((await session.call("browser_tabs", { action: "close", index: Number(index) })).isError).toBeFalsy()
+    }
+    expect(textOf(await session.call("browser_tabs", { action: "list" }))).toContain("No tabs open: browser_navigate opens one")
+    const nav = await session.call("browser_navigate", { url: pages.url("/other") })
+    expect(nav.isError, textOf(nav)).toBeFalsy()
+    expect(textOf(await session.call("browser_tabs", { action: "list" }))).toMatch(/^\d+: \(current\) "Other"/m)
+    expect(textOf(await session.call("browser_snapshot"))).toContain('button "Lonely"')
+  })
+
   it("gives the files of an upload to the file chooser the click before it opened, as Playwright MCP does", async () => {
     const name = `mcp-upload-${process.pid}-${Date.now()}.txt`
     const file = path.join(chooseBase(), "uploads", name)

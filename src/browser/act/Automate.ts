@@ -62,7 +62,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const turns = yield* TabTurns
 
     /** Refused while a dialog held open on the tab holds up its page: the request would wait in it. */
-    const pageOf = (profileName: string | undefined, targetId: string | undefined, options?: { readonly afterRestart?: boolean }) =>
+    const pageOf = (profileName: string | undefined, targetId: string | undefined, options?: { readonly forNavigation?: boolean }) =>
       Effect.tap(tabPages.pageOf(profileName, targetId, options), ({ tab }) => dialogs.free(tab))
     /**
      * The same, for what reads the tab over CDP alone (screenshots, aria snapshots): `read` runs once the tab
@@ -187,8 +187,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       Effect.gen(function*() {
         yield* timed("policy")(policy.check(yield* normaliseNavigationUrl(request.url)))
-        // The browser svc started again after its tab was lost: a navigation goes on in the new browser's tab.
-        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId, { afterRestart: true }))
+        // Without a current tab, a navigation goes on in a restarted browser's tab, or in a new one (Tabs.resolveTarget).
+        const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId, { forNavigation: true }))
         yield* dialogs.ensureAttached(tab, page)
         const seq = yield* dialogs.lastSeq(tab)
         const go = Effect.zipRight(

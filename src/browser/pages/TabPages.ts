@@ -9,8 +9,8 @@ export class TabPages extends Effect.Service<TabPages>()("svc/TabPages", {
     const tabs = yield* Tabs
     const browsers = yield* BrowserManager
     const sessions = yield* PlaywrightSessions
-    /** `afterRestart`: as for Tabs.resolveTarget (a navigation takes a restarted browser's tab). */
-    const pageOf = (profileName: string | undefined, targetId: string | undefined, options: { readonly afterRestart?: boolean } = {}) =>
+    /** `forNavigation`: as for Tabs.resolveTarget (a navigation takes a restarted browser's tab, or a new one). */
+    const pageOf = (profileName: string | undefined, targetId: string | undefined, options: { readonly forNavigation?: boolean } = {}) =>
       Effect.gen(function*() {
         // A tab the automation library already has open is used as it is: no look at the browser's list.
         const { endpoint, profile } = yield* browsers.endpoint(profileName)

@@ -160,14 +160,15 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
       })
 
     /**
-     * The tab a request means: its targetId, else the profile's current tab. `afterRestart`: when that tab
-     * went with a browser svc started again, the new browser's first tab becomes current and is meant (a
-     * navigation needs a tab, not the one that was lost; the new browser's tabs are svc's own).
+     * The tab a request means: its targetId, else the profile's current tab. `forNavigation`: a navigation
+     * needs a tab, not a particular one, where no other tab could be meant by mistake: when the current tab
+     * went with a browser svc started again, the new browser's first tab (svc's own); when the browser has no
+     * tab at all, a new one. Either becomes current.
      */
     const resolveTarget = (
       profileName: string | undefined,
       targetId: string | undefined,
-      options: { readonly afterRestart?: boolean } = {}
+      options: { readonly forNavigation?: boolean } = {}
     ) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
@@ -179,13 +180,16 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const target = Option.flatMap(current, (id) => Option.fromNullable(targets.find((t) => t.targetId === id)))
         if (Option.isNone(target)) {
           const lost = yield* browsers.lostTab(profile.name)
-          if (Option.isSome(lost) && options.afterRestart === true) {
-            const fresh = targets.find((t) => t.type === "page") ?? (yield* cdp.openTab(endpoint, "about:blank"))
-            yield* browsers.setCurrentTab(profile.name, fresh.targetId)
-            yield* Effect.logInfo(
-              `profile "${profile.name}": its browser ${describeExit(lost.value)} and was started again; using its tab ${fresh.targetId}`
-            )
-            return { profile, endpoint, target: fresh }
+          const pages = targets.filter((t) => t.type === "page")
+          if (options.forNavigation === true && (Option.isSome(lost) || pages.length === 0)) {
+            const tab = pages[0] ?? (yield* cdp.openTab(endpoint, "about:blank"))
+            yield* browsers.setCurrentTab(profile.name, tab.targetId)
+            if (Option.isSome(lost)) {
+              yield* Effect.logInfo(
+                `profile "${profile.name}": its browser ${describeExit(lost.value)} and was started again; using its tab ${tab.targetId}`
+              )
+            }
+            return { profile, endpoint, target: tab }
           }
           if (Option.isSome(lost)) {
             return yield* new Conflict({
