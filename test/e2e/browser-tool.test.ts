@@ -113,9 +113,13 @@ describe("the browser tool", () => {
     expect(text(missing)).toBe("action open needs url")
     const badAct = await call({ action: "act", request: { kind: "click" } })
     expect(badAct.isError).toBe(true)
-    expect(text(badAct)).toMatch(/click: invalid: ref: /)
+    expect(text(badAct)).toMatch(/click: invalid: ref is missing/)
+    // An unknown kind is said once, with the kinds there are.
+    const badKind = text(await call({ action: "act", request: { kind: "fly" } }))
+    expect(badKind).toMatch(/^invalid browser call: request\.kind: expected "click" \| "type" \| .*, got "fly"$/)
+    expect(badKind.match(/fly/g)).toHaveLength(1)
     const noAction = await call({ url: "https://example.com" })
-    expect(text(noAction)).toMatch(/action: /)
+    expect(text(noAction)).toMatch(/action is missing/)
   }, 60_000)
 
   it("a sandboxed session drives the sandbox browser, and may not reach the host's without allowHostControl", async () => {

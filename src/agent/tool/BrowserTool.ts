@@ -1,6 +1,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
 import { flagsAsParameters, hintsFor } from "../../client/hints.js"
+import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
@@ -27,11 +28,8 @@ const mayUseNodes = (p: BrowserToolParams, session: BrowserToolSession) =>
 const decodeParams = Schema.decodeUnknownEither(BrowserToolParams, { errors: "all", onExcessProperty: "error" })
 const decodeAct = Schema.decodeUnknownEither(ActRequest, { errors: "all" })
 
-/** A ParseError as one line a model can fix: each problem with the property it is about. */
-const problems = (e: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(e)
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "the call"}: ${i.message}`)
-    .join("; ")
+/** A ParseError as one line a model can fix: each property it is about, once, with what it takes. */
+const problems = (e: ParseResult.ParseError): string => describeIssues(ParseResult.ArrayFormatter.formatErrorSync(e))
 
 const agentCommands = hintsFor("agent")
 const agentHints = (message: string) => flagsAsParameters(agentCommands(message))
