@@ -46,7 +46,10 @@ export class Output {
     const footer = options.footer
     const unread = options.unread
     let cut = this.full || unread !== undefined
+    // With a cap too small for the whole notice and a line of the page, the notice is said short.
+    let short = false
     const notice = (hidden: number, interactive: number) => {
+      if (short) return `[… truncated at ${this.limit} characters: ${hidden} more line(s); pass a higher limit]`
       const parts = [
         ...(hidden > 0 || unread === undefined
           ? [`${hidden} more line(s) not shown${interactive > 0 ? `, ${interactive} of them interactive element(s)` : ""}`]
@@ -69,6 +72,11 @@ export class Output {
     for (;;) {
       const extra = tail(hidden, interactive)
       if (this.lines.length === 0 || this.chars + size(extra) <= this.limit) break
+      if (this.lines.length === 1 && cut) {
+        short = true
+        if (this.chars + size(tail(hidden, interactive)) <= this.limit) break
+        short = false
+      }
       const line = this.lines.pop()!
       const ref = this.lineRefs.pop()
       if (ref !== undefined) {

@@ -163,6 +163,18 @@ describe("renderAiSnapshot", () => {
     expect(r.stats.lines).toBe(r.text.split("\n").length)
   })
 
+  it("a cap too small for the whole notice still shows the page's first line, with a short notice", () => {
+    const r = renderAiSnapshot(AI_FORM, { limit: 160, baseFor: () => 0 })
+    expect(r.truncated).toBe(true)
+    expect(r.text.length).toBeLessThanOrEqual(160)
+    const lines = r.text.split("\n")
+    expect(lines.length).toBeGreaterThanOrEqual(2)
+    expect(lines[0]).toMatch(/^- /)
+    expect(lines.pop()).toMatch(/^\[… truncated at 160 characters: \d+ more line\(s\); pass a higher limit\]$/)
+    // With room, the notice is whole.
+    expect(renderAiSnapshot(AI_FORM, { limit: 400, baseFor: () => 0 }).text).toContain("truncated at the 400-character limit")
+  })
+
   it("stays linear on a large snapshot", () => {
     const page = (items: number) => {
       const lines = ["- generic [active] [ref=e1]:", "  - list [ref=e2]:"]
