@@ -16,5 +16,6 @@ export interface GatewayRunOptions {
 
 export class GatewayRunError {
   readonly _tag = "GatewayRunError"
-  constructor(readonly message: string) {}
+  /** `heldByOther`: another gateway holds (or is taking) the state dir: it answers there, or soon will. */
+  constructor(readonly message: string, readonly heldByOther = false) {}
 }

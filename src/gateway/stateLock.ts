@@ -91,11 +91,11 @@ export const lockStateDir = (stateDir: string, ports: { readonly gateway: number
             if ((e as { code?: string }).code !== "EEXIST") throw e
           }
           const holder = liveHolder(file)
-          if (holder !== undefined) throw new GatewayRunError(describe(stateDir, holder))
+          if (holder !== undefined) throw new GatewayRunError(describe(stateDir, holder), true)
           // Left by a gateway that is gone: take it over (the exclusive create decides between two takers).
           fs.rmSync(file, { force: true })
         }
-        throw new GatewayRunError(`cannot take the lock ${file}: it keeps coming back; is another gateway starting?`)
+        throw new GatewayRunError(`cannot take the lock ${file}: it keeps coming back; is another gateway starting?`, true)
       },
       catch: (e) =>
         e instanceof GatewayRunError

@@ -6,6 +6,13 @@ import { redactSecrets } from "../platform/redact.js"
 // A failed tool call as the one message the agent reads. The gateway's own errors already say what to do
 // next (a stale ref: take a fresh snapshot); they are passed on as they are.
 
+/** How a tool's answer begins when the gateway did not answer at all (see gatewayGone). */
+const GATEWAY_GONE = "the gateway does not answer"
+
+/** Whether a tool's failed answer says the gateway did not answer (the request never reached it, or it died). */
+export const gatewayGone = (result: { readonly isError?: boolean | undefined; readonly content: ReadonlyArray<unknown> }) =>
+  result.isError === true && (result.content[0] as { text?: unknown } | undefined)?.text?.toString().startsWith(GATEWAY_GONE) === true
+
 const describe = (error: unknown): string => {
   const e = error as {
     _tag?: string
@@ -21,7 +28,7 @@ const describe = (error: unknown): string => {
     case "HttpApiDecodeError":
       return `invalid arguments: ${e.issues !== undefined && e.issues.length > 0 ? describeIssues(e.issues) : e.message}`
     case "RequestError":
-      return `the gateway does not answer (${e.message ?? e.reason}); restart the MCP server (svc mcp)`
+      return `${GATEWAY_GONE} (${e.message ?? e.reason}); restart the MCP server (svc mcp)`
     case "ResponseError":
       return `the gateway answered HTTP ${e.response?.status ?? "?"} unexpectedly: ${e.message}`
     default:

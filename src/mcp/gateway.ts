@@ -1,4 +1,5 @@
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Schedule, Scope } from "effect"
+import type { FileSystem, HttpClient } from "@effect/platform"
 import { findConnection } from "../client/Connection.js"
 import { type ControlClient, makeControlClient, makeControlClientAt } from "../client/ControlClient.js"
 import { tcpConnects } from "../platform/tcpProbe.js"
@@ -54,26 +55,43 @@ export const attachGateway = (options: { readonly profile: string | undefined })
     const waitReady = Effect.gen(function*() {
       const stopped = yield* Effect.raceFirst(Deferred.await(up).pipe(Effect.as(Option.none())), Effect.map(Fiber.await(gateway), Option.some))
       if (Option.isSome(stopped)) {
+        const failure = Exit.isFailure(stopped.value) ? Cause.failureOption(stopped.value.cause) : Option.none()
+        if (Option.isSome(failure) && failure.value.heldByOther) {
+          // Another process took the state dir first (two MCP sessions started at once): use its gateway.
+          const client = yield* reachOnceUp(failure.value.message)
+          return { client, owned: false } satisfies AttachedGateway
+        }
         return yield* Effect.fail(
           new McpRunError(Exit.isFailure(stopped.value) ? gatewayFailure(stopped.value) : "the gateway stopped before it answered")
         )
       }
       // Its token is in the state dir by now: the client is made once, for a gateway known to listen.
-      return yield* makeControlClient.pipe(
+      const client = yield* makeControlClient.pipe(
         Effect.map((c) => c.client),
         Effect.mapError((e) => new McpRunError(`the gateway started, but its client could not be made: ${e.message}`))
       )
+      yield* Effect.forkScoped(warmUp(client, options.profile))
+      yield* Effect.addFinalizer(() => Fiber.interrupt(gateway))
+      return { client, owned: true } satisfies AttachedGateway
     })
-    const client = yield* waitReady.pipe(
+    return yield* waitReady.pipe(
       Effect.timeoutFail({
         duration: READY_TIMEOUT,
         onTimeout: () => new McpRunError("the gateway did not answer within 30 s of starting")
       })
     )
-    yield* Effect.forkScoped(warmUp(client, options.profile))
-    yield* Effect.addFinalizer(() => Fiber.interrupt(gateway))
-    return { client, owned: true } satisfies AttachedGateway
   })
+
+/** The gateway another process holds the state dir for, once it answers (it may be starting right now). */
+const reachOnceUp = (lockMessage: string) =>
+  reach.pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail(new McpRunError(lockMessage)), onSome: Effect.succeed })),
+    Effect.retry(Schedule.spaced(Duration.millis(100))),
+    Effect.timeoutFail({
+      duration: READY_TIMEOUT,
+      onTimeout: () => new McpRunError(`${lockMessage}; it did not answer within 30 s`)
+    })
+  )
 
 /**
  * Get the first tool call ready while the client is still shaking hands: the profile's browser is started
@@ -97,4 +115,37 @@ const gatewayFailure = (exit: Exit.Failure<unknown, { readonly message: string }
   Option.match(Cause.failureOption(exit.cause), {
     onNone: () => "the gateway did not start",
     onSome: (e) => `the gateway did not start: ${e.message}`
+  })
+
+const attachedNow = (d: Deferred.Deferred<AttachedGateway, McpRunError>) =>
+  Effect.flatMap(Deferred.poll(d), (o) => Option.isSome(o) ? Effect.option(o.value) : Effect.succeedNone)
+
+/**
+ * The gateway of an MCP session, for as long as the session lasts: attached at once (attachGateway), and
+ * again when it stops answering (the session that started it exited, or it was restarted): then the one
+ * running on the state dir is used, or one is started in this process. Gateways started here live in the
+ * session's scope.
+ */
+export const gatewayLink = (options: { readonly profile: string | undefined }) =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    // What attaching needs, kept for the attachings later tool calls ask for.
+    const context = yield* Effect.context<FileSystem.FileSystem | HttpClient.HttpClient>()
+    const attach = attachGateway(options).pipe(Scope.extend(scope), Effect.provide(context))
+    const attaching = () =>
+      Effect.flatMap(Deferred.make<AttachedGateway, McpRunError>(), (d) => Effect.as(Effect.forkIn(Effect.intoDeferred(attach, d), scope), d))
+    let current = yield* attaching()
+    const once = yield* Effect.makeSemaphore(1)
+    return {
+      /** The session's gateway, once attached. */
+      get: Effect.suspend(() => Deferred.await(current)),
+      /** What the session has now, if it is attached. */
+      now: Effect.suspend(() => attachedNow(current)),
+      /** A gateway in place of `gone`, which stopped answering (one attaching for several callers). */
+      reattach: (gone: AttachedGateway) =>
+        once.withPermits(1)(Effect.gen(function*() {
+          if (Option.exists(yield* attachedNow(current), (a) => a === gone)) current = yield* attaching()
+          return yield* Deferred.await(current)
+        }))
+    }
   })

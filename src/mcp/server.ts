@@ -2,9 +2,10 @@ import { McpServer } from "@effect/ai"
 import type { FileSystem, HttpClient } from "@effect/platform"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Deferred, Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { VERSION } from "../version.js"
-import { attachGateway } from "./gateway.js"
+import { type AttachedGateway, gatewayLink } from "./gateway.js"
+import { gatewayGone } from "./failures.js"
 import { McpRunError, type McpRunOptions, McpRunner } from "./McpRunner.js"
 import { failedResult, readLocalFile, type ToolEnv } from "./tool.js"
 import { ALL_TOOLS } from "./tools.js"
@@ -44,36 +45,39 @@ const profileOf = (options: McpRunOptions) =>
 const serve = (profile: string | undefined, sandboxed: boolean) =>
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
-    const ready = yield* Deferred.make<ToolEnv, McpRunError>()
+    const query = profile !== undefined ? { profile } : {}
+    const envOf = (attached: AttachedGateway): ToolEnv => ({ client: attached.client, query, sandboxed, readFile: readLocalFile })
+    // Attaching starts now, beside the handshake; a tool called before it is done waits for it.
+    const link = yield* gatewayLink({ profile })
+    const announced = yield* Effect.makeSemaphore(1)
+    let told = false
     for (const tool of ALL_TOOLS) {
       yield* server.addTool({
         tool: tool.tool,
         handle: (payload) =>
-          Deferred.await(ready).pipe(
-            Effect.matchEffect({
-              onFailure: (e) => Effect.succeed(failedResult(`svc mcp has no gateway: ${e.message}`)),
-              onSuccess: (env) => tool.handle(payload, env)
-            })
-          )
+          Effect.gen(function*() {
+            const attached = yield* Effect.either(link.get)
+            if (attached._tag === "Left") return failedResult(`svc mcp has no gateway: ${attached.left.message}`)
+            const result = yield* tool.handle(payload, envOf(attached.right))
+            if (!gatewayGone(result)) return result
+            // The gateway went away (the session that started it exited, or it was restarted): the one running
+            // now is used, or one is started here, and the call is made once more.
+            const again = yield* Effect.either(link.reattach(attached.right))
+            return again._tag === "Right" ? yield* tool.handle(payload, envOf(again.right)) : result
+          })
       })
     }
-    const attached = yield* Effect.either(attachGateway({ profile }))
-    if (attached._tag === "Left") {
-      // The server's layer removes the loggers that write to stdout: say it on stderr directly.
-      yield* Effect.sync(() => process.stderr.write(`svc mcp: ${attached.left.message}\n`))
-      yield* Deferred.fail(ready, attached.left)
-    } else {
-      yield* Deferred.succeed(ready, {
-        client: attached.right.client,
-        query: profile !== undefined ? { profile } : {},
-        sandboxed,
-        readFile: readLocalFile
-      })
-    }
+    // The server's layer removes the loggers that write to stdout: a failure to attach is said on stderr directly.
+    yield* Effect.forkScoped(Effect.tapError(link.get, (e) =>
+      announced.withPermits(1)(Effect.sync(() => {
+        if (!told) process.stderr.write(`svc mcp: ${e.message}\n`)
+        told = true
+      }))))
     yield* stdinClosed
-    const after = attached._tag === "Left"
+    const now = yield* link.now
+    const after = Option.isNone(now)
       ? ""
-      : attached.right.owned
+      : now.value.owned
       ? "; stopping the gateway it started and its browsers"
       : "; leaving the gateway running"
     yield* Effect.sync(() => process.stderr.write(`svc mcp: stdin closed${after}\n`))

@@ -390,6 +390,48 @@ describe("svc mcp with no gateway running", () => {
   })
 })
 
+describe("two svc mcp sessions started at once on one state dir", () => {
+  let pages: Awaited<ReturnType<typeof servePages>>
+  beforeAll(async () => {
+    pages = await servePages({ "/form": form, "/other": other })
+  })
+  afterAll(async () => {
+    await pages?.close()
+  })
+
+  it("share the gateway one of them starts; when that one closes, the other goes on with a gateway of its own", async () => {
+    const stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
+    const env = baseEnv(stateDir, await freeGatewayPort())
+    const [a, b] = await Promise.all([connect(env), connect(env)])
+    let survivor: Session | undefined
+    try {
+      const [na, nb] = await Promise.all([
+        a.call("browser_navigate", { url: pages.url("/form") }),
+        b.call("browser_navigate", { url: pages.url("/other") })
+      ])
+      expect(na.isError, textOf(na)).toBeFalsy()
+      expect(nb.isError, textOf(nb)).toBeFalsy()
+      const lock = JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8")) as { pid: number }
+      const [owner, other] = lock.pid === a.transport.pid ? [a, b] : [b, a]
+      expect(lock.pid).toBe(owner.transport.pid)
+      survivor = other
+      await owner.client.close()
+      await waitUntil(() => !pidAlive(lock.pid), 15_000)
+      // The next call finds no gateway, starts one in this session, and is made there.
+      const nav = await other.call("browser_navigate", { url: pages.url("/form") })
+      expect(nav.isError, textOf(nav)).toBeFalsy()
+      expect(textOf(await other.call("browser_snapshot"))).toContain('button "Increment counter"')
+      const now = JSON.parse(fs.readFileSync(path.join(stateDir, "gateway.lock"), "utf8")) as { pid: number }
+      expect(now.pid).toBe(other.transport.pid)
+    } finally {
+      await a.client.close()
+      await b.client.close()
+    }
+    await waitUntil(() => !fs.existsSync(path.join(stateDir, "gateway.lock")), 15_000)
+    expect(survivor?.stderr()).toContain("stdin closed; stopping the gateway it started")
+  }, 90_000)
+})
+
 describe("svc mcp with a gateway already running", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
