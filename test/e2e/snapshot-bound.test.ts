@@ -146,6 +146,24 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
     }
   }, 60_000)
 
+  it("snapshots asked together each read only as far as the cap: the walk's end serves one read at a time", async () => {
+    for (let round = 0; round < 3; round++) {
+      const targetId = await open(pages.url("/long"))
+      const world = await tabSession(cdpUrl, targetId)
+      try {
+        const both = await Promise.all([snapshot(targetId), snapshot(targetId), take(targetId, "&format=role&interactive=true")])
+        for (const snap of both) {
+          expect(snap.truncated).toBe(true)
+          expect(snap.snapshot).toContain("the rest of the page was not read")
+        }
+        expect(await world.evaluateInUtility(readCount("button"))).toBeLessThan(SECTIONS / 2)
+      } finally {
+        world.close()
+        await gw.svc("browser", "close", targetId)
+      }
+    }
+  }, 90_000)
+
   it("an efficient snapshot reads as far as its list of controls fills the cap, and its refs act", async () => {
     const targetId = await open(pages.url("/rows"))
     const world = await tabSession(cdpUrl, targetId)

@@ -19,7 +19,7 @@ import {
   type SnapshotOptions
 } from "./SnapshotOptions.js"
 import { errorText } from "../pages/promises.js"
-import { readBounded, readToSameEnd } from "./walkBound.js"
+import { oneWalkAtATime, readBounded, readToSameEnd } from "./walkBound.js"
 
 // AI and role snapshots of a tab through the automation library: ask playwright for the ARIA text, render
 // it (AiSnapshot, RoleSnapshot) while Refs records the refs it hands out, and add a labels screenshot
@@ -198,7 +198,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             try: () =>
               bounded
                 ? readBounded(page, sessions.evaluateUtility, o.limit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
-                : (target ?? page).ariaSnapshot(options).then((text) => ({ raw: text, unread: undefined })),
+                : oneWalkAtATime(page, () => (target ?? page).ariaSnapshot(options)).then((text) => ({ raw: text, unread: undefined })),
             catch: failed
           })
           const ariaMs = performance.now() - started
@@ -220,8 +220,9 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           if (o.frame === undefined) void prepareRefChecks(page, sessions.evaluateUtility)
           // The identities come from a read of the same part of the page the snapshot read.
           const readAi = () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs })
+          // A second read of the whole scope goes in its turn too (walkBound's switch serves one walk at a time).
           yield* refs.identifyRoleRefs(tab, watch, () =>
-            (unread !== undefined ? readToSameEnd(page, sessions.evaluateUtility, readAi) : readAi())
+            (unread !== undefined ? readToSameEnd(page, sessions.evaluateUtility, readAi) : oneWalkAtATime(page, readAi))
               .then((ai) => foldControlState(ai, pageControls)), {
             allRefs: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
           })

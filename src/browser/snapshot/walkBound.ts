@@ -88,6 +88,19 @@ const controlChars = (raw: string): number => {
 }
 
 /**
+ * The library's reads of each page, one at a time. The switch in the page's world serves whichever walk comes
+ * next, and an arming takes down the one before it: two reads sent together (a read ahead and a snapshot, two
+ * clients) could leave one walk ending at the other's end and the other reading the whole page.
+ */
+const walks = new WeakMap<Page, Promise<unknown>>()
+export const oneWalkAtATime = <A>(page: Page, run: () => Promise<A>): Promise<A> => {
+  const before = walks.get(page) ?? Promise.resolve()
+  const mine = before.then(run, run)
+  walks.set(page, mine.catch(() => undefined))
+  return mine
+}
+
+/**
  * Arms the switch as `args` say (an arming of its own id); the world's answer (undefined without a world, or
  * if it fails), and the release that says whether the walk reached the end (`chars`: the read's length to learn from).
  */
@@ -100,7 +113,16 @@ const arm = (page: Page, evaluateUtility: MainWorld, args: Omit<Parameters<typeo
 }
 
 /** One read with the switch armed as `args` say (see readBounded); the answer is undefined when not bounded. */
-const readOnce = async (
+const readOnce = (
+  page: Page,
+  evaluateUtility: MainWorld,
+  args: Omit<Parameters<typeof armExpression>[0], "id">,
+  read: () => Promise<string>,
+  learn: (raw: string) => number
+): Promise<{ readonly raw: string; readonly answer: BoundAnswer | undefined }> =>
+  oneWalkAtATime(page, () => armedRead(page, evaluateUtility, args, read, learn))
+
+const armedRead = async (
   page: Page,
   evaluateUtility: MainWorld,
   args: Omit<Parameters<typeof armExpression>[0], "id">,
@@ -161,7 +183,14 @@ export const readToSameEnd = async (page: Page, evaluateUtility: MainWorld, read
  * Takes `read` only if it can be bounded like readBounded's first text read (or the page is within the cap
  * anyway): the switch is armed and confirmed before the read is sent. Undefined when it was not read.
  */
-export const readBoundedOnly = async (
+export const readBoundedOnly = (
+  page: Page,
+  evaluateUtility: MainWorld,
+  limit: number,
+  read: () => Promise<string>
+): Promise<string | undefined> => oneWalkAtATime(page, () => armedReadOnly(page, evaluateUtility, limit, read))
+
+const armedReadOnly = async (
   page: Page,
   evaluateUtility: MainWorld,
   limit: number,

@@ -4,7 +4,7 @@ import type { MainWorld } from "../act/refGuards.js"
 import type { Page } from "playwright-core"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { DEFAULT_LIMIT } from "./SnapshotOptions.js"
-import { readBoundedOnly } from "./walkBound.js"
+import { oneWalkAtATime, readBoundedOnly } from "./walkBound.js"
 import type { TabTurns } from "../pages/TabTurns.js"
 
 // The automation library sets up its in-page helpers the first time it is asked anything about a document
@@ -80,6 +80,7 @@ export const readAheadAfterNavigation = (
     void prepareRefChecks(page, evaluateUtility)
     const read = () => page.ariaSnapshot({ mode: "ai", timeout: READ_TIMEOUT_MS })
     yield* Effect.promise(() =>
-      (size < 0 || size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : read()).catch(() => undefined)
+      (size < 0 || size > MAX_ELEMENTS ? readBoundedOnly(page, evaluateUtility, DEFAULT_LIMIT, read) : oneWalkAtATime(page, read))
+        .catch(() => undefined)
     )
   })
