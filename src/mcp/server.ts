@@ -49,8 +49,6 @@ const serve = (profile: string | undefined, sandboxed: boolean) =>
     const envOf = (attached: AttachedGateway): ToolEnv => ({ client: attached.client, query, sandboxed, readFile: readLocalFile })
     // Attaching starts now, beside the handshake; a tool called before it is done waits for it.
     const link = yield* gatewayLink({ profile })
-    const announced = yield* Effect.makeSemaphore(1)
-    let told = false
     for (const tool of ALL_TOOLS) {
       yield* server.addTool({
         tool: tool.tool,
@@ -68,11 +66,7 @@ const serve = (profile: string | undefined, sandboxed: boolean) =>
       })
     }
     // The server's layer removes the loggers that write to stdout: a failure to attach is said on stderr directly.
-    yield* Effect.forkScoped(Effect.tapError(link.get, (e) =>
-      announced.withPermits(1)(Effect.sync(() => {
-        if (!told) process.stderr.write(`svc mcp: ${e.message}\n`)
-        told = true
-      }))))
+    yield* Effect.forkScoped(Effect.ignore(Effect.tapError(link.get, (e) => Effect.sync(() => process.stderr.write(`svc mcp: ${e.message}\n`)))))
     yield* stdinClosed
     const now = yield* link.now
     const after = Option.isNone(now)
