@@ -76,14 +76,6 @@ const COMMANDS: Record<string, (args: ReadonlyArray<string>) => Said> = {
 
 const CLI_COMMAND = /`svc browser ([^`]*)`/g
 
-/** The message with each `svc browser …` command it names said as the surface's tool call. */
-export const hintsFor = (surface: HintSurface) => (message: string): string =>
-  message.replace(CLI_COMMAND, (whole, line: string) => {
-    const [command, ...args] = line.trim().split(/\s+/)
-    const said = command !== undefined ? COMMANDS[command]?.(args.map((a) => a.replace(/^(['"])(.*)\1$/, "$2"))) : undefined
-    return said?.[surface] ?? whole
-  })
-
 /** The snapshot options as CLI flags, and as the parameters a tool call passes (the same on both surfaces). */
 const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
   [/`--interactive`/g, "interactive: true"],
@@ -99,6 +91,17 @@ const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
 /** The snapshot options a text names as CLI flags, said as a tool call's parameters. */
 export const flagsAsParameters = (text: string): string =>
   text.includes("--") ? FLAGS.reduce((t, [flag, param]) => t.replace(flag, param), text) : text
+
+/**
+ * The message with each `svc browser …` command it names said as the surface's tool call, and the snapshot
+ * options it names as CLI flags (`nothing matches --selector "x"`) as the call's parameters.
+ */
+export const hintsFor = (surface: HintSurface) => (message: string): string =>
+  flagsAsParameters(message.replace(CLI_COMMAND, (whole, line: string) => {
+    const [command, ...args] = line.trim().split(/\s+/)
+    const said = command !== undefined ? COMMANDS[command]?.(args.map((a) => a.replace(/^(['"])(.*)\1$/, "$2"))) : undefined
+    return said?.[surface] ?? whole
+  }))
 
 /**
  * A snapshot's notices (a cut, elements deeper than the depth: its lines that are not the page's `- ` lines)

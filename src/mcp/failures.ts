@@ -1,5 +1,5 @@
 import { Cause, Option, ParseResult } from "effect"
-import { flagsAsParameters, hintsFor } from "../client/hints.js"
+import { hintsFor } from "../client/hints.js"
 import { type DecodeIssue, describeIssues } from "../client/issues.js"
 import { redactSecrets } from "../platform/redact.js"
 
@@ -37,8 +37,7 @@ const describe = (error: unknown): string => {
 }
 
 /** The gateway's hints name CLI commands; over MCP the same step is a tool. */
-const mcpHints = hintsFor("mcp")
-export const toolHints = (message: string) => flagsAsParameters(mcpHints(message))
+export const toolHints = hintsFor("mcp")
 
 export const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)

@@ -1,6 +1,6 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
-import { flagsAsParameters, hintsFor } from "../../client/hints.js"
+import { hintsFor } from "../../client/hints.js"
 import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
@@ -31,8 +31,7 @@ const decodeAct = Schema.decodeUnknownEither(ActRequest, { errors: "all" })
 /** A ParseError as one line a model can fix: each property it is about, once, with what it takes. */
 const problems = (e: ParseResult.ParseError): string => describeIssues(ParseResult.ArrayFormatter.formatErrorSync(e))
 
-const agentCommands = hintsFor("agent")
-const agentHints = (message: string) => flagsAsParameters(agentCommands(message))
+const agentHints = hintsFor("agent")
 
 /** A failure of the control API (tagged, with a message) or of reaching it, as the tool's error text. */
 const failure = (e: unknown): ToolResult => {
