@@ -87,7 +87,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
      * "hold", the tab holds its page's dialogs from its first document on, as after a navigation that holds them.
      */
     const open = (profileName: string | undefined, url: string, options: { readonly dialogs?: "answer" | "hold" | undefined } = {}) =>
-      Effect.tap(tabs.open(profileName, url, options.dialogs === "hold" ? (tab, page) => Effect.scoped(dialogs.holding(tab, page)) : undefined), (opened) =>
+      Effect.tap(tabs.open(profileName, url, options.dialogs === "hold" ? dialogs.keepHolding : undefined), (opened) =>
         Effect.flatMap(browsers.endpoint(profileName), ({ profile }) => {
           const page = sessions.knownPage(profile.name, opened.targetId)
           return page !== undefined && opened.url !== "about:blank"

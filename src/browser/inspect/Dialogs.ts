@@ -302,18 +302,21 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
      */
     const holding = (tab: TabRef, page: Page) =>
       Effect.acquireRelease(
-        Effect.map(store.get, (config) => {
-          const state = registry.attach(tab, page)
-          if (state !== undefined) {
-            state.holding++
-            state.keeps = true
-            state.holdMs = config.browser?.dialogHoldMs ?? HOLD_MS
-            keeping.add(state)
-          }
-          return state
-        }),
+        Effect.tap(keepHolding(tab, page), (state) => void (state !== undefined && state.holding++)),
         (state) => Effect.sync(() => void (state !== undefined && state.holding--))
       )
+
+    /** The tab holds the dialogs its page opens from now on (a tab opened with `hold`), until `answering`. */
+    const keepHolding = (tab: TabRef, page: Page) =>
+      Effect.map(store.get, (config) => {
+        const state = registry.attach(tab, page)
+        if (state !== undefined) {
+          state.keeps = true
+          state.holdMs = config.browser?.dialogHoldMs ?? HOLD_MS
+          keeping.add(state)
+        }
+        return state
+      })
 
     /** The tab's dialogs are answered at once again (an action or navigation that does not hold them). */
     const answering = (tab: TabRef) =>
@@ -383,6 +386,7 @@ export class Dialogs extends Effect.Service<Dialogs>()("svc/Dialogs", {
       /** Whether a dialog is held open on any tab (most of the time none is: no tab needs looking up). */
       anyHeld: () => holders.size > 0,
       holding,
+      keepHolding: (tab: TabRef, page: Page) => Effect.asVoid(keepHolding(tab, page)),
       answering,
       refusedIfHeld,
       /** Whether some tab holds the dialogs its page opens by itself (most of the time none does). */
