@@ -5,8 +5,10 @@ import { Schema } from "effect"
 // whose parameters are a union (`anyOf`), so every property is optional here and the tool checks what an
 // action needs, naming the property it misses. Its JSON Schema is derived from this Schema, never written.
 
+// Descriptions sit on the fields, not on their types: the JSON Schema shows them all the same, and a bad
+// value is said by its type ("expected a whole number…"), not by the description.
 const opt = <A, I>(schema: Schema.Schema<A, I, never>, description: string) =>
-  Schema.optionalWith(schema.annotations({ description }), { exact: true })
+  Schema.optionalWith(schema, { exact: true }).annotations({ description })
 
 export const BrowserToolAction = Schema.Literal(
   "status",
@@ -59,7 +61,7 @@ export const BrowserToolFillField = Schema.Struct({
 
 /** One action on the page (`action: "act"`, or an entry of `batch`). */
 export const BrowserToolActRequest = Schema.Struct({
-  kind: BrowserToolActKind.annotations({ description: "what to do" }),
+  kind: Schema.propertySignature(BrowserToolActKind).annotations({ description: "what to do" }),
   ref: opt(Schema.String, "the element: a ref from the latest snapshot ([ref=…])"),
   text: opt(Schema.String, "type: the text; wait: text to wait for"),
   submit: opt(Schema.Boolean, "type: press Enter after the text"),
@@ -86,7 +88,7 @@ export const BrowserToolActRequest = Schema.Struct({
 export type BrowserToolActRequest = typeof BrowserToolActRequest.Type
 
 export const BrowserToolParams = Schema.Struct({
-  action: BrowserToolAction.annotations({ description: "what to do" }),
+  action: Schema.propertySignature(BrowserToolAction).annotations({ description: "what to do" }),
   profile: opt(Schema.String, "the browser profile (default: the gateway's default profile)"),
   target: opt(
     Schema.Literal("sandbox", "host", "node"),

@@ -2,24 +2,19 @@ import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
 import { actionText, dialogLines, elementName, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
-import { defineTool, elementRef, type ToolEnv, ToolFailure } from "./tool.js"
+import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
 // The tools as agents know them from Playwright MCP: same names, same argument names. Each decodes its
 // arguments, makes one call of the control API and says what happened.
 
-const described = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  schema.annotations({ description }) as unknown as S
-
-const opt = <S extends Schema.Schema.Any>(schema: S, description: string) => Schema.optional(described(schema, description))
-
 const Ref = Schema.String.pipe(Schema.minLength(1))
 const refFields = {
-  ref: opt(Ref, "the element's ref, as the snapshot shows it ([ref=12] → \"12\")"),
-  target: opt(Ref, "the same as ref (svc's `browser` tool calls it target)"),
-  element: opt(Schema.String, "what the element is, in your words (shown in the answer)")
+  ref: optionalField(Ref, "the element's ref, as the snapshot shows it ([ref=12] → \"12\")"),
+  target: optionalField(Ref, "the same as ref (svc's `browser` tool calls it target)"),
+  element: optionalField(Schema.String, "what the element is, in your words (shown in the answer)")
 }
 const afterFields = {
-  snapshot: opt(
+  snapshot: optionalField(
     Schema.Boolean,
     "also answer with what changed in the page's snapshot since the last one (saves a browser_snapshot call)"
   )
@@ -42,8 +37,8 @@ export const navigate = defineTool({
   title: "Navigate to a URL",
   description: "Load a URL in the current tab (opening a tab if there is none).",
   input: Schema.Struct({
-    url: described(Schema.String.pipe(Schema.minLength(1)), "the URL to load"),
-    snapshot: opt(Schema.Boolean, "also answer with the loaded page's snapshot (saves a browser_snapshot call)")
+    url: field(Schema.String.pipe(Schema.minLength(1)), "the URL to load"),
+    snapshot: optionalField(Schema.Boolean, "also answer with the loaded page's snapshot (saves a browser_snapshot call)")
   }),
   readOnly: false,
   destructive: true,
@@ -66,7 +61,7 @@ export const navigateBack = defineTool({
   title: "Go back",
   description: "Go back to the previous page of the current tab.",
   input: Schema.Struct({
-    snapshot: opt(Schema.Boolean, "also answer with the page's snapshot (saves a browser_snapshot call)")
+    snapshot: optionalField(Schema.Boolean, "also answer with the page's snapshot (saves a browser_snapshot call)")
   }),
   readOnly: false,
   destructive: true,
@@ -84,14 +79,14 @@ export const snapshot = defineTool({
     "interactive, compact, depth, selector (CSS), frame (CSS of an iframe), limit (characters). A cut snapshot says so " +
     "on its last line and how to see more.",
   input: Schema.Struct({
-    mode: opt(Schema.Literal("efficient"), "efficient: only what can be acted on, compact, capped at 10,000 characters"),
-    interactive: opt(Schema.Boolean, "a flat list of what can be acted on"),
-    compact: opt(Schema.Boolean, "leave out structural lines without a name"),
-    depth: opt(Schema.Int.pipe(Schema.between(1, 1000)), "how many levels deep"),
-    selector: opt(Schema.String.pipe(Schema.minLength(1)), "only the part under this CSS selector"),
-    frame: opt(Schema.String.pipe(Schema.minLength(1)), "only the iframe this CSS selector finds"),
-    limit: opt(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters (default 80,000)"),
-    diff: opt(Schema.Boolean, "only the lines changed since this tab's last snapshot")
+    mode: optionalField(Schema.Literal("efficient"), "efficient: only what can be acted on, compact, capped at 10,000 characters"),
+    interactive: optionalField(Schema.Boolean, "a flat list of what can be acted on"),
+    compact: optionalField(Schema.Boolean, "leave out structural lines without a name"),
+    depth: optionalField(Schema.Int.pipe(Schema.between(1, 1000)), "how many levels deep"),
+    selector: optionalField(Schema.String.pipe(Schema.minLength(1)), "only the part under this CSS selector"),
+    frame: optionalField(Schema.String.pipe(Schema.minLength(1)), "only the iframe this CSS selector finds"),
+    limit: optionalField(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters (default 80,000)"),
+    diff: optionalField(Schema.Boolean, "only the lines changed since this tab's last snapshot")
   }),
   readOnly: true,
   run: (input, env) =>
@@ -106,9 +101,9 @@ export const click = defineTool({
     "a navigation.",
   input: Schema.Struct({
     ...refFields,
-    doubleClick: opt(Schema.Boolean, "double-click"),
-    button: opt(Schema.Literal("left", "right", "middle"), "the mouse button (default left)"),
-    modifiers: opt(Schema.Array(Schema.Literal("Alt", "Control", "ControlOrMeta", "Meta", "Shift")), "keys held while clicking"),
+    doubleClick: optionalField(Schema.Boolean, "double-click"),
+    button: optionalField(Schema.Literal("left", "right", "middle"), "the mouse button (default left)"),
+    modifiers: optionalField(Schema.Array(Schema.Literal("Alt", "Control", "ControlOrMeta", "Meta", "Shift")), "keys held while clicking"),
     ...afterFields
   }),
   readOnly: false,
@@ -136,9 +131,9 @@ export const type = defineTool({
     "slowly types one key at a time (for pages that react to each key).",
   input: Schema.Struct({
     ...refFields,
-    text: described(Schema.String, "the text to type"),
-    submit: opt(Schema.Boolean, "press Enter after"),
-    slowly: opt(Schema.Boolean, "one key at a time"),
+    text: field(Schema.String, "the text to type"),
+    submit: optionalField(Schema.Boolean, "press Enter after"),
+    slowly: optionalField(Schema.Boolean, "one key at a time"),
     ...afterFields
   }),
   readOnly: false,
@@ -163,7 +158,7 @@ export const pressKey = defineTool({
   name: "browser_press_key",
   title: "Press a key",
   description: "Press a key or a combination in the page: Enter, ArrowLeft, a, Control+a.",
-  input: Schema.Struct({ key: described(Schema.String.pipe(Schema.minLength(1)), "the key, as Playwright names it"), ...afterFields }),
+  input: Schema.Struct({ key: field(Schema.String.pipe(Schema.minLength(1)), "the key, as Playwright names it"), ...afterFields }),
   readOnly: false,
   destructive: true,
   run: (input, env) => act(env, { kind: "press", key: input.key }, `Pressed ${input.key}`, input.snapshot)
@@ -185,10 +180,10 @@ export const drag = defineTool({
   title: "Drag and drop",
   description: "Drag one element onto another, both by their refs.",
   input: Schema.Struct({
-    startRef: described(Ref, "the ref of the element to drag"),
-    endRef: described(Ref, "the ref of the element to drop it on"),
-    startElement: opt(Schema.String, "what the dragged element is, in your words"),
-    endElement: opt(Schema.String, "what the drop target is, in your words"),
+    startRef: field(Ref, "the ref of the element to drag"),
+    endRef: field(Ref, "the ref of the element to drop it on"),
+    startElement: optionalField(Schema.String, "what the dragged element is, in your words"),
+    endElement: optionalField(Schema.String, "what the drop target is, in your words"),
     ...afterFields
   }),
   readOnly: false,
@@ -208,7 +203,7 @@ export const selectOption = defineTool({
   description: "Select one or more options of a select element by its ref (by value or label).",
   input: Schema.Struct({
     ...refFields,
-    values: described(Schema.Array(Schema.String).pipe(Schema.minItems(1)), "the options to select"),
+    values: field(Schema.Array(Schema.String).pipe(Schema.minItems(1)), "the options to select"),
     ...afterFields
   }),
   readOnly: false,
@@ -229,10 +224,10 @@ export const fillForm = defineTool({
   description: "Fill several fields at once, each by its ref: textboxes get text, checkboxes and radios true or false, " +
     "comboboxes an option, sliders a number.",
   input: Schema.Struct({
-    fields: described(
+    fields: field(
       Schema.Array(Schema.Struct({
-        ref: described(Ref, "the field's ref"),
-        name: opt(Schema.String, "what the field is, in your words"),
+        ref: field(Ref, "the field's ref"),
+        name: optionalField(Schema.String, "what the field is, in your words"),
         type: Schema.Literal("textbox", "checkbox", "radio", "combobox", "slider"),
         value: Schema.Union(Schema.String, Schema.Boolean, Schema.Number)
       })).pipe(Schema.minItems(1)),
@@ -259,7 +254,7 @@ export const evaluate = defineTool({
   description: "Run a JavaScript function in the page and answer its JSON result: `() => document.title`, or with a ref " +
     "`(element) => element.value`. Stopped after 8 s; the tab stays usable.",
   input: Schema.Struct({
-    function: described(Schema.String.pipe(Schema.minLength(1)), "the function's source"),
+    function: field(Schema.String.pipe(Schema.minLength(1)), "the function's source"),
     ...refFields
   }),
   readOnly: false,
@@ -278,13 +273,13 @@ export const waitFor = defineTool({
   description: "Wait for a text to appear or disappear, for a time to pass (seconds), for the URL to match a glob, or for " +
     "an element (ref) to be visible.",
   input: Schema.Struct({
-    time: opt(Schema.Number.pipe(Schema.between(0, 60)), "seconds to wait"),
-    text: opt(Schema.String.pipe(Schema.minLength(1)), "wait until this text shows"),
-    textGone: opt(Schema.String.pipe(Schema.minLength(1)), "wait until this text is gone"),
-    url: opt(Schema.String.pipe(Schema.minLength(1)), "wait until the URL matches this glob"),
-    ref: opt(Ref, "wait until this element is visible"),
-    target: opt(Ref, "the same as ref"),
-    timeout: opt(Schema.Int.pipe(Schema.between(1, 120_000)), "give up after this many milliseconds (default 5000)")
+    time: optionalField(Schema.Number.pipe(Schema.between(0, 60)), "seconds to wait"),
+    text: optionalField(Schema.String.pipe(Schema.minLength(1)), "wait until this text shows"),
+    textGone: optionalField(Schema.String.pipe(Schema.minLength(1)), "wait until this text is gone"),
+    url: optionalField(Schema.String.pipe(Schema.minLength(1)), "wait until the URL matches this glob"),
+    ref: optionalField(Ref, "wait until this element is visible"),
+    target: optionalField(Ref, "the same as ref"),
+    timeout: optionalField(Schema.Int.pipe(Schema.between(1, 120_000)), "give up after this many milliseconds (default 5000)")
   }),
   readOnly: true,
   run: (input, env) => {
@@ -314,7 +309,7 @@ export const takeScreenshot = defineTool({
   description: "A PNG of the tab's viewport, of the whole page (fullPage) or of one element (ref). To act on the page, " +
     "browser_snapshot is better.",
   input: Schema.Struct({
-    fullPage: opt(Schema.Boolean, "the whole scrollable page"),
+    fullPage: optionalField(Schema.Boolean, "the whole scrollable page"),
     ...refFields
   }),
   readOnly: true,

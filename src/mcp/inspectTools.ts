@@ -1,17 +1,14 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "./tool.js"
+import { defineTool, field, optionalField } from "./tool.js"
 
 // What the tab logged and requested, its dialogs and file choosers, and traces.
-
-const opt = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  Schema.optional(schema.annotations({ description }) as unknown as S)
 
 export const consoleMessages = defineTool({
   name: "browser_console_messages",
   title: "Console messages",
   description: "What the current tab logged to its console since the gateway attached (at most 500 kept).",
   input: Schema.Struct({
-    level: opt(Schema.Literal("debug", "log", "info", "warning", "error"), "only messages of this level and above")
+    level: optionalField(Schema.Literal("debug", "log", "info", "warning", "error"), "only messages of this level and above")
   }),
   readOnly: true,
   run: (input, env) =>
@@ -31,8 +28,8 @@ export const networkRequests = defineTool({
   title: "Network requests",
   description: "The requests the current tab made since the gateway attached (at most 500 kept), oldest first.",
   input: Schema.Struct({
-    filter: opt(Schema.String.pipe(Schema.minLength(1)), "only requests whose URL contains this text"),
-    clear: opt(Schema.Boolean, "forget them after answering")
+    filter: optionalField(Schema.String.pipe(Schema.minLength(1)), "only requests whose URL contains this text"),
+    clear: optionalField(Schema.Boolean, "forget them after answering")
   }),
   readOnly: true,
   run: (input, env) =>
@@ -53,7 +50,7 @@ export const pageErrors = defineTool({
   name: "browser_errors",
   title: "Page errors",
   description: "Uncaught errors the current tab threw, and dialogs nobody answered (dismissed so the tab kept working).",
-  input: Schema.Struct({ clear: opt(Schema.Boolean, "forget them after answering") }),
+  input: Schema.Struct({ clear: optionalField(Schema.Boolean, "forget them after answering") }),
   readOnly: true,
   run: (input, env) =>
     env.client.observe.errors({ urlParams: { ...env.query, ...input } }).pipe(
@@ -73,8 +70,8 @@ export const handleDialog = defineTool({
   description: "Answer the alert, confirm or prompt the last action left open (its answer says so). With none open, " +
     "choose how the tab's next dialog is answered.",
   input: Schema.Struct({
-    accept: Schema.Boolean.annotations({ description: "accept (true) or dismiss (false)" }),
-    promptText: opt(Schema.String, "for a prompt: the text to accept it with")
+    accept: field(Schema.Boolean, "accept (true) or dismiss (false)"),
+    promptText: optionalField(Schema.String, "for a prompt: the text to accept it with")
   }),
   readOnly: false,
   destructive: true,
@@ -89,9 +86,9 @@ export const fileUpload = defineTool({
     "opened gets them, or, when none is open, the next one the page opens (then call it before the click that opens it). " +
     "Paths must be in svc's uploads root (/tmp/svc/uploads).",
   input: Schema.Struct({
-    paths: Schema.Array(Schema.String).pipe(Schema.minItems(1)).annotations({ description: "the files" }),
-    ref: opt(Schema.String.pipe(Schema.minLength(1)), "a file input's ref"),
-    target: opt(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
+    paths: field(Schema.Array(Schema.String).pipe(Schema.minItems(1)), "the files"),
+    ref: optionalField(Schema.String.pipe(Schema.minLength(1)), "a file input's ref"),
+    target: optionalField(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
   }),
   readOnly: false,
   destructive: true,
@@ -108,7 +105,7 @@ export const trace = defineTool({
   name: "browser_trace",
   title: "Trace",
   description: "Record a Playwright trace of the current tab: start, then stop answers the trace file's path.",
-  input: Schema.Struct({ action: Schema.Literal("start", "stop").annotations({ description: "start or stop recording" }) }),
+  input: Schema.Struct({ action: field(Schema.Literal("start", "stop"), "start or stop recording") }),
   readOnly: false,
   run: (input, env) =>
     input.action === "start"

@@ -1,11 +1,8 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "./tool.js"
+import { defineTool, field, optionalField } from "./tool.js"
 
 // svc's own tools beyond Playwright MCP's set: the browser and its profiles, the viewport, cookies, web
 // storage, emulation and downloads. Each is one call of the control API.
-
-const opt = <S extends Schema.Schema.Any>(schema: S, description: string) =>
-  Schema.optional(schema.annotations({ description }) as unknown as S)
 
 export const status = defineTool({
   name: "browser_status",
@@ -40,8 +37,8 @@ export const resize = defineTool({
   title: "Resize the viewport",
   description: "Set the current tab's viewport size in CSS pixels.",
   input: Schema.Struct({
-    width: Schema.Int.annotations({ description: "CSS pixels, 100 to 10000" }),
-    height: Schema.Int.annotations({ description: "CSS pixels, 100 to 10000" })
+    width: field(Schema.Int, "CSS pixels, 100 to 10000"),
+    height: field(Schema.Int, "CSS pixels, 100 to 10000")
   }),
   readOnly: false,
   idempotent: true,
@@ -58,9 +55,9 @@ export const cookies = defineTool({
     "clear removes them all.",
   input: Schema.Struct({
     action: Schema.Literal("get", "set", "clear"),
-    name: opt(Schema.String.pipe(Schema.minLength(1)), "set: the cookie's name"),
-    value: opt(Schema.String, "set: its value"),
-    url: opt(Schema.String.pipe(Schema.minLength(1)), "set: the URL it belongs to")
+    name: optionalField(Schema.String.pipe(Schema.minLength(1)), "set: the cookie's name"),
+    value: optionalField(Schema.String, "set: its value"),
+    url: optionalField(Schema.String.pipe(Schema.minLength(1)), "set: the URL it belongs to")
   }),
   readOnly: false,
   destructive: true,
@@ -92,8 +89,8 @@ export const storage = defineTool({
   input: Schema.Struct({
     kind: Schema.Literal("local", "session"),
     action: Schema.Literal("get", "set", "clear"),
-    key: opt(Schema.String.pipe(Schema.minLength(1)), "get: only this key; set: the key"),
-    value: opt(Schema.String, "set: the value")
+    key: optionalField(Schema.String.pipe(Schema.minLength(1)), "get: only this key; set: the key"),
+    value: optionalField(Schema.String, "set: the value")
   }),
   readOnly: false,
   destructive: true,
@@ -125,11 +122,11 @@ export const emulate = defineTool({
   description: "Change one emulation setting per call: offline, media (colour scheme), timezone, locale or device " +
     "(a Playwright device name). offline applies to the whole profile, the rest to the tab; each stays until changed.",
   input: Schema.Struct({
-    offline: opt(Schema.Boolean, "cut the network (true) or restore it"),
-    media: opt(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme"),
-    timezone: opt(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris"),
-    locale: opt(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR"),
-    device: opt(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13")
+    offline: optionalField(Schema.Boolean, "cut the network (true) or restore it"),
+    media: optionalField(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme"),
+    timezone: optionalField(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris"),
+    locale: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR"),
+    device: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13")
   }),
   readOnly: false,
   idempotent: true,
@@ -155,9 +152,9 @@ export const download = defineTool({
   description: "Click an element (ref) that starts a download and save the file in svc's downloads root as filename; " +
     "answers its path. Without ref, wait for a download the page starts.",
   input: Schema.Struct({
-    filename: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "the file name to save it as" }),
-    ref: opt(Schema.String.pipe(Schema.minLength(1)), "the element that starts the download"),
-    target: opt(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
+    filename: field(Schema.String.pipe(Schema.minLength(1)), "the file name to save it as"),
+    ref: optionalField(Schema.String.pipe(Schema.minLength(1)), "the element that starts the download"),
+    target: optionalField(Schema.String.pipe(Schema.minLength(1)), "the same as ref")
   }),
   readOnly: false,
   run: (input, env) => {

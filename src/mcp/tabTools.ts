@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { Tab } from "../domain/browser.js"
 import { tabLines } from "./results.js"
-import { defineTool, type ToolEnv, ToolFailure } from "./tool.js"
+import { defineTool, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
 // browser_tabs, as Playwright MCP shapes it: one tool, an action, tabs by index. svc's indices are stable
 // (never reused), so an index the agent read earlier names its tab or none.
@@ -43,9 +43,9 @@ export const tabs = defineTool({
   description: "List, open, select or close tabs. list: every tab with its index; new: open a tab (at url, or blank) " +
     "and make it current; select: make tab `index` current; close: close tab `index` (default: the current one).",
   input: Schema.Struct({
-    action: Schema.Literal("list", "new", "select", "close").annotations({ description: "what to do" }),
-    index: Schema.optional(Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "the tab, for select and close" })),
-    url: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({ description: "for new: the URL to open" }))
+    action: field(Schema.Literal("list", "new", "select", "close"), "what to do"),
+    index: optionalField(Schema.Int.pipe(Schema.nonNegative()), "the tab, for select and close"),
+    url: optionalField(Schema.String.pipe(Schema.minLength(1)), "for new: the URL to open")
   }),
   readOnly: false,
   destructive: true,

@@ -10,6 +10,18 @@ import { describeFailure } from "./failures.js"
 // lists and the decoder of each call's arguments derive. Its body makes one call of the control API and
 // says what happened; any failure becomes `isError: true` with a message the agent can act on.
 
+/**
+ * A field of a tool's input, with what it is for. The description sits on the field, not on its type: the
+ * JSON Schema shows it all the same, and a bad value is said by its type ("expected a string at least 1
+ * character(s) long, got \"\""), not by the description.
+ */
+export const field = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.propertySignature(schema).annotations({ description })
+
+/** An optional field of a tool's input, with what it is for (see `field`). */
+export const optionalField = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.optional(schema).annotations({ description })
+
 /** What a tool's body may use: the typed client of the gateway and the query every call carries. */
 export interface ToolEnv {
   readonly client: ControlClient

@@ -5,7 +5,8 @@ import { JSONSchema, type Schema } from "effect"
 // $defs}` (a client that reads only the root's `properties` then sees a tool without parameters), and a named
 // refinement (Schema.Int between 1 and 1000) as a `$ref` with `minimum`/`maximum` beside it, which draft-07
 // readers ignore and some model APIs refuse. References are put in place; only a recursive one stays a
-// reference, with the `$defs` it needs.
+// reference, with the `$defs` it needs. A field described apart from its type (`{allOf: [type],
+// description}`) is said as one schema.
 
 const DEFS = "#/$defs/"
 
@@ -31,6 +32,11 @@ export const rootObjectSchema = (json: object): Record<string, unknown> => {
       out.$ref = $ref
     }
     for (const [k, v] of Object.entries(siblings)) out[k] = inline(v, expanding)
+    // A field described apart from its type comes as `{allOf: [type], description}`: one schema, said flat.
+    const { allOf, ...beside } = out
+    if (Array.isArray(allOf) && allOf.length === 1 && typeof allOf[0] === "object" && allOf[0] !== null) {
+      return { ...(allOf[0] as Record<string, unknown>), ...beside }
+    }
     return out
   }
   const root = inline(rest, []) as Record<string, unknown>

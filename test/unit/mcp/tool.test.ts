@@ -68,6 +68,26 @@ describe("MCP tools", () => {
       expect(textOf(yield* echo.handle(undefined, env))).toContain("url is missing")
     }))
 
+  it.effect("a bad value is said by its type, and the field's description still reaches the client", () =>
+    Effect.gen(function*() {
+      const tool = (name: string) => ALL_TOOLS.find((t) => t.tool.name === name)!
+      const cases: ReadonlyArray<readonly [string, unknown, string]> = [
+        ["browser_navigate", { url: "" }, "url: expected a string at least 1 character(s) long, got \"\""],
+        ["browser_snapshot", { mode: "role" }, "mode: expected \"efficient\", got \"role\""],
+        ["browser_tabs", { action: "select", index: -1 }, "index: expected a non-negative number, got -1"],
+        ["browser_file_upload", { paths: [] }, "paths: expected an array of at least 1 item(s), got []"]
+      ]
+      for (const [name, args, said] of cases) {
+        const r = yield* tool(name).handle(args, env)
+        expect(r.isError, name).toBe(true)
+        expect(textOf(r), name).toContain(said)
+      }
+      const navigate = tool("browser_navigate").tool.inputSchema as any
+      expect(navigate.properties.url).toMatchObject({ type: "string", minLength: 1, description: "the URL to load" })
+      const tabs = tool("browser_tabs").tool.inputSchema as any
+      expect(tabs.properties.index.description).toBe("the tab, for select and close")
+    }))
+
   it.effect("ref, or target as its synonym; neither is named", () =>
     Effect.gen(function*() {
       expect(yield* elementRef({ ref: "12" })).toBe("12")

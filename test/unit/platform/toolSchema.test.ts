@@ -26,6 +26,16 @@ describe("tool input schemas", () => {
     expect((json.properties as any).list.items.properties.at.type).toBe("integer")
   })
 
+  it("a field described apart from its type is one schema: no allOf, the type's bounds and the description", () => {
+    const json = toolInputSchema(Schema.Struct({
+      limit: Schema.propertySignature(Schema.Int.pipe(Schema.between(1, 9))).annotations({ description: "how many" }),
+      kind: Schema.optional(Schema.Literal("a").annotations({ identifier: "Kind" })).annotations({ description: "which" })
+    }))
+    expect(JSON.stringify(json)).not.toMatch(/allOf|\$ref/)
+    expect((json.properties as any).limit).toMatchObject({ type: "integer", minimum: 1, maximum: 9, description: "how many" })
+    expect((json.properties as any).kind).toMatchObject({ enum: ["a"], description: "which" })
+  })
+
   it("a recursive definition stays a reference, with the definition it needs", () => {
     const json = rootObjectSchema({
       $schema: "http://json-schema.org/draft-07/schema#",
