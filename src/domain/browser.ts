@@ -271,14 +271,32 @@ export const NavigateRequest = Schema.Struct({
   /** As on actions: "hold" leaves a dialog the page opens while it loads open for a `dialog` request. */
   dialogs: Schema.optional(DialogMode)
 })
+/** A file an action or a navigation downloaded, saved in the downloads root. */
+export const ActionDownload = Schema.Struct({
+  /** Where it is (or, while still arriving, will be). */
+  path: Schema.optional(Schema.String),
+  suggestedFilename: Schema.String,
+  url: Schema.String,
+  bytes: Schema.optional(Schema.Number),
+  /** Still arriving when the action answered; it appears at `path` whole once done. */
+  inProgress: Schema.optional(Schema.Boolean),
+  /** Why it was not saved. */
+  error: Schema.optional(Schema.String)
+})
+export type ActionDownload = typeof ActionDownload.Type
+
 export const NavigateResult = Schema.Struct({
   targetId: Schema.String,
+  /** Where the tab is: after a download, the page it was on. */
   url: Schema.String,
   title: Schema.String,
   status: Schema.NullOr(Schema.Number),
   /** Dialogs the page opened while it loaded, and how they were answered ("open": held, see the request). */
-  dialogs: Schema.optional(Schema.Array(ActionDialog))
+  dialogs: Schema.optional(Schema.Array(ActionDialog)),
+  /** The URL answered with a file: the browser downloaded it (saved in the downloads root), the tab stayed. */
+  downloads: Schema.optional(Schema.Array(ActionDownload))
 })
+export type NavigateResult = typeof NavigateResult.Type
 
 const tab = { targetId: Schema.optional(TargetId) }
 const Dimension = Schema.Int.pipe(
@@ -388,20 +406,6 @@ export const ActionNewTab = Schema.Struct({
   url: Schema.String
 })
 export type ActionNewTab = typeof ActionNewTab.Type
-
-/** A file the action downloaded, saved in the downloads root. */
-export const ActionDownload = Schema.Struct({
-  /** Where it is (or, while still arriving, will be). */
-  path: Schema.optional(Schema.String),
-  suggestedFilename: Schema.String,
-  url: Schema.String,
-  bytes: Schema.optional(Schema.Number),
-  /** Still arriving when the action answered; it appears at `path` whole once done. */
-  inProgress: Schema.optional(Schema.Boolean),
-  /** Why it was not saved. */
-  error: Schema.optional(Schema.String)
-})
-export type ActionDownload = typeof ActionDownload.Type
 
 /** A file chooser the action opened, held for the upload that follows (`svc browser upload <path>`). */
 export const ActionFileChooser = Schema.Struct({

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
-import { actionText, dialogLines, elementName, snapshotText, valueText } from "./results.js"
+import { actionText, dialogLines, downloadLines, elementName, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
@@ -46,11 +46,14 @@ export const navigate = defineTool({
     Effect.gen(function*() {
       const r = yield* env.client.act.navigate({ urlParams: env.query, payload: { url, dialogs: "hold" } })
       const line = [
-        `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
-        ...dialogLines(r.dialogs)
+        r.downloads !== undefined
+          ? `${url} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting browser_download"}; the tab stays on ${r.url}`
+          : `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
+        ...dialogLines(r.dialogs),
+        ...downloadLines(r.downloads)
       ].join("\n")
-      // A page that waits in a dialog has no snapshot to give.
-      if (snapshot !== true || r.dialogs?.some((d) => d.answer === "open") === true) return line
+      // A page that waits in a dialog has no snapshot to give; after a download the page is the one it was.
+      if (snapshot !== true || r.downloads !== undefined || r.dialogs?.some((d) => d.answer === "open") === true) return line
       const s = yield* env.client.inspect.snapshot({ urlParams: { ...env.query, targetId: r.targetId } })
       return `${line}\n\n${snapshotText(s)}`
     })

@@ -1,5 +1,5 @@
 import { snapshotNoticesAsParameters } from "../client/hints.js"
-import type { ActionDialog, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
 
 // The control API's answers as the short text an agent reads over MCP: what happened, what it caused
 // (dialogs, tabs, downloads, where the page went) and, where there is something to do next, which tool
@@ -31,21 +31,23 @@ export const dialogLines = (dialogs: ReadonlyArray<ActionDialog> | undefined): A
     }.`
   })
 
+/** The files an action or a navigation downloaded, one line each. */
+export const downloadLines = (downloads: ReadonlyArray<ActionDownload> | undefined): Array<string> =>
+  (downloads ?? []).map((d) =>
+    d.path !== undefined && d.inProgress !== true
+      ? `Downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}.`
+      : d.inProgress === true
+      ? `Downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done.`
+      : `Download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}.`
+  )
+
 /** What an action caused, one line each, with the tool to call next where there is one. */
 export const effectLines = (r: ActResult): Array<string> => {
   const lines: Array<string> = dialogLines(r.dialogs)
   for (const t of r.newTabs ?? []) {
     lines.push(`New tab ${t.index}${t.url !== "" ? ` (${t.url})` : ""}: switch to it with browser_tabs {action: "select", index: ${t.index}}.`)
   }
-  for (const d of r.downloads ?? []) {
-    if (d.path !== undefined && d.inProgress !== true) {
-      lines.push(`Downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}.`)
-    } else if (d.inProgress === true) {
-      lines.push(`Downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done.`)
-    } else {
-      lines.push(`Download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}.`)
-    }
-  }
+  lines.push(...downloadLines(r.downloads))
   if (r.fileChooser !== undefined) {
     lines.push(
       `A file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} with browser_file_upload {paths} ` +

@@ -188,6 +188,8 @@ describe("an action's answer says what it caused", () => {
     expect(d.bytes).toBe(Buffer.byteLength(CONTENT))
     expect(fs.readFileSync(d.path, "utf8")).toBe(CONTENT)
     expect(fs.statSync(d.path).mode & 0o777).toBe(0o600)
+    // The load that became the download brought no document: the tab did not move.
+    expect(first.navigation, JSON.stringify(first)).toBeUndefined()
 
     const second = await gw.svc("browser", "click", ref)
     expect(second.code).toBe(0)
@@ -206,6 +208,30 @@ describe("an action's answer says what it caused", () => {
     saved.push(slow.downloads[0].path)
     expect(path.basename(slow.downloads[0].path)).toBe(`slow-${NAME}`)
     expect(fs.readFileSync(slow.downloads[0].path, "utf8")).toBe(CONTENT)
+    expect(slow.navigation, JSON.stringify(slow)).toBeUndefined()
+  }, 60_000)
+
+  it("navigating to a URL that answers with a file downloads it; the tab stays on its page, refs and all", async () => {
+    const snap = await open()
+    const r = await svcJson("browser", "navigate", `${origin}/file`)
+    expect(r.url).toBe(`${origin}/`)
+    expect(r.status).toBeNull()
+    expect(r.downloads, JSON.stringify(r)).toHaveLength(1)
+    saved.push(r.downloads[0].path)
+    expect(r.downloads[0].suggestedFilename).toBe(NAME)
+    expect(fs.readFileSync(r.downloads[0].path, "utf8")).toBe(CONTENT)
+    // The page is the one it was: a ref from before the download still acts on it.
+    expect((await gw.svc("browser", "click", refOf(snap, /button "Count up"/))).code).toBe(0)
+    expect((await svcJson("browser", "evaluate", "() => count.textContent")).result).toBe("1")
+    // Said in a line, for a person or a model.
+    const human = await gw.svc("browser", "navigate", `${origin}/slow-file`)
+    expect(human.code, human.stderr).toBe(0)
+    const lines = human.stdout.trim().split("\n")
+    expect(lines[0]).toBe(`${origin}/slow-file is a file: downloaded; the tab stays on ${origin}/`)
+    const at = /^downloaded (.+) \(\d+ bytes\)$/.exec(lines[1] ?? "")?.[1]
+    expect(at, human.stdout).toBeDefined()
+    saved.push(at!)
+    expect(fs.readFileSync(at!, "utf8")).toBe(CONTENT)
   }, 60_000)
 
   it("a link to another page: the new URL and title; a pushState move says it stayed in the document", async () => {

@@ -5,7 +5,7 @@ import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
-import { actText, dialogLine, errorResult, jsonText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
+import { actText, errorResult, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
 // (targetRouting.ts), then one or more calls of the control API through its typed client: the same
@@ -194,17 +194,10 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
               isError: false
             } satisfies ToolResult
           })
-        case "navigate":
-          return Effect.map(
-            client.act.navigate({ urlParams: q, payload: { url: need(p.url, "url", a), ...tab } }),
-            (r) =>
-              textResult(
-                [
-                  `navigated tab ${r.targetId} to ${r.url} (${JSON.stringify(r.title)}${r.status !== null ? `, HTTP ${r.status}` : ""})`,
-                  ...(r.dialogs ?? []).map(dialogLine)
-                ].join("\n")
-              )
-          )
+        case "navigate": {
+          const url = need(p.url, "url", a)
+          return Effect.map(client.act.navigate({ urlParams: q, payload: { url, ...tab } }), (r) => textResult(navigateText(url, r)))
+        }
         case "act":
           return act(p, q)
         case "console":

@@ -1,5 +1,5 @@
 import { snapshotNoticesAsParameters } from "../../client/hints.js"
-import type { ActionDialog, ActResult, SnapshotResult } from "../../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, NavigateResult, SnapshotResult } from "../../domain/browser.js"
 
 // What a `browser` tool call answers, in the shape model APIs and MCP share: text parts a model reads
 // well, image parts for screenshots, and an error flag. Errors say how to recover (the control API's
@@ -41,6 +41,22 @@ export const snapshotText = (s: SnapshotResult): string => {
 export const dialogLine = (d: ActionDialog): string =>
   `dialog: ${d.type} ${JSON.stringify(d.message)} was ${d.answer}${d.armed ? "" : " (by default; arm an answer with action dialog)"}`
 
+/** A file an action or a navigation downloaded. */
+export const downloadLine = (d: ActionDownload): string =>
+  `download: ${d.suggestedFilename}${d.path !== undefined ? ` → ${d.path}` : ""}${
+    d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""
+  }`
+
+/** A navigation's answer: where the tab went, or, for a URL that answered with a file, the download. */
+export const navigateText = (requested: string, r: NavigateResult): string =>
+  [
+    r.downloads !== undefined
+      ? `${requested} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting waitfordownload"}; tab ${r.targetId} stays on ${r.url}`
+      : `navigated tab ${r.targetId} to ${r.url} (${JSON.stringify(r.title)}${r.status !== null ? `, HTTP ${r.status}` : ""})`,
+    ...(r.dialogs ?? []).map(dialogLine),
+    ...(r.downloads ?? []).map(downloadLine)
+  ].join("\n")
+
 /** An action's answer: what was done, what it caused, and the snapshot after it when asked for. */
 export const actText = (r: ActResult, what: string): string => {
   const lines = [`${what}: done (tab ${r.targetId}, ${r.url})`]
@@ -48,9 +64,7 @@ export const actText = (r: ActResult, what: string): string => {
   if (r.result !== undefined) lines.push(`result: ${JSON.stringify(r.result)}`)
   lines.push(...(r.dialogs ?? []).map(dialogLine))
   for (const t of r.newTabs ?? []) lines.push(`new tab: ${t.targetId} ${t.url}`)
-  for (const d of r.downloads ?? []) {
-    lines.push(`download: ${d.suggestedFilename}${d.path !== undefined ? ` → ${d.path}` : ""}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""}`)
-  }
+  lines.push(...(r.downloads ?? []).map(downloadLine))
   if (r.fileChooser !== undefined) {
     lines.push(`file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} with action upload (paths in the uploads root)`)
   }

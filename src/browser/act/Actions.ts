@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import type { JSHandle, Locator, Page } from "playwright-core"
+import type { JSHandle, Locator, Page, Response } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 import { timed } from "../../platform/serverTiming.js"
 import { pngSize } from "../cdp/png.js"
@@ -94,6 +94,8 @@ export interface NavigateResult {
   readonly url: string
   readonly title: string
   readonly status?: number
+  /** The URL's answer was a file: the browser downloads it and the tab stays where it was. */
+  readonly download?: true
 }
 
 export interface ElementScreenshot {
@@ -144,13 +146,14 @@ const fieldValue = (field: FillField): Either.Either<string | boolean, InvalidRe
  * and that late commit would interrupt the next navigation, so it is waited for; a navigation interrupted by
  * such a late commit is tried once more.
  */
-const gotoSettled = async (page: Page, url: string, timeout: number) => {
+const gotoSettled = async (page: Page, url: string, timeout: number): Promise<Response | null | "download"> => {
   const start = Date.now()
   const go = (ms: number) => page.goto(url, { waitUntil: "domcontentloaded", timeout: ms })
   try {
     return await go(timeout)
   } catch (e) {
     const message = errorParts(e).message
+    if (/Download is starting/.test(message)) return "download"
     if (/net::ERR_/.test(message)) {
       await page.waitForURL((u) => u.protocol === "chrome-error:", { timeout: 1_000, waitUntil: "commit" }).catch(() => undefined)
       throw e
@@ -196,15 +199,18 @@ const makeActions = () => {
             context: { url: href }
           }).pipe(timed("goto"))
           // The load event usually follows; a page that keeps loading (ads, long polls) is not waited for.
-          const grace = Math.min(LOAD_GRACE_MS, yield* steps.remaining)
-          yield* Effect.ignore(call(() => page.waitForLoadState("load", { timeout: grace }))).pipe(timed("load"))
+          // A download leaves the tab's page as it was.
+          if (response !== "download") {
+            const grace = Math.min(LOAD_GRACE_MS, yield* steps.remaining)
+            yield* Effect.ignore(call(() => page.waitForLoadState("load", { timeout: grace }))).pipe(timed("load"))
+          }
           const title = yield* (options.titleOf !== undefined
             ? options.titleOf(page)
             : Effect.orElseSucceed(call(() => page.title()), () => "")).pipe(timed("title"))
           const result: NavigateResult = {
             url: page.url(),
             title,
-            ...(response !== null ? { status: response.status() } : {})
+            ...(response === "download" ? { download: true } : response !== null ? { status: response.status() } : {})
           }
           return result
         }))

@@ -1,11 +1,11 @@
 import { Effect, Option } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
-import type { ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
+import type { ActionDownload, ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
-import { type ActionEffects, SideEffects } from "./SideEffects.js"
+import { type ActionEffects, LOAD_OUTCOME_MS, SideEffects } from "./SideEffects.js"
 import { Capture } from "../snapshot/Capture.js"
 import type { Page } from "playwright-core"
 import { isUncheckedFailure } from "./messages.js"
@@ -191,10 +191,18 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         const { page, tab, target } = yield* timed("tab")(pageOf(profileName, request.targetId, { forNavigation: true }))
         yield* dialogs.ensureAttached(tab, page)
         const seq = yield* dialogs.lastSeq(tab)
-        const go = Effect.zipRight(
-          refs.leaving(tab),
-          policy.during(`navigate ${redactSecrets(request.url)}`, page, actions.navigate(page, request.url, { titleOf: sessions.title }))
-        )
+        // A URL that answers with a file is downloaded (saved as an action's download is); the tab stays.
+        const go = Effect.scoped(Effect.gen(function*() {
+          const downloads = yield* sideEffects.downloadsDuring(page)
+          yield* refs.leaving(tab)
+          const r = yield* policy.during(
+            `navigate ${redactSecrets(request.url)}`,
+            page,
+            actions.navigate(page, request.url, { titleOf: sessions.title })
+          )
+          const saved: ReadonlyArray<ActionDownload> | undefined = r.download === true ? yield* downloads.report(LOAD_OUTCOME_MS) : undefined
+          return { ...r, downloads: saved }
+        }))
         // Held: the navigation answers once a dialog the loading page opens is held (its load waits for it).
         const r = yield* turns.inTurn(tab)(
           request.dialogs === "hold"
@@ -202,13 +210,14 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             : Effect.zipRight(dialogs.answering(tab), go)
         )
         const opened = (yield* dialogs.since(tab, seq)).map(actionDialog)
-        if (r !== undefined) yield* readAhead(tab, page)
+        if (r !== undefined && r.download !== true) yield* readAhead(tab, page)
         return {
           targetId: target.targetId,
           url: r?.url ?? page.url(),
           title: r?.title ?? "",
           status: r?.status ?? null,
-          ...(opened.length > 0 ? { dialogs: opened } : {})
+          ...(opened.length > 0 ? { dialogs: opened } : {}),
+          ...(r?.downloads !== undefined ? { downloads: r.downloads } : {})
         }
       })
 

@@ -25,7 +25,7 @@ export interface ActionEffects {
 /** How long the answer waits for a download to be saved; a longer one goes on saving and is reported in progress. */
 export const DOWNLOAD_REPORT_MS = 10_000
 /** How long the answer waits for a load the action started to become a document, a download or nothing. */
-const LOAD_OUTCOME_MS = 5_000
+export const LOAD_OUTCOME_MS = 5_000
 /** After a navigation the action caused, how long the answer waits for the new document's DOM (for its title). */
 const NAVIGATION_SETTLE_MS = 3_000
 
@@ -98,6 +98,43 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         : { ...base, error: failureText(exit) }
     }
 
+    /** A download the page started, saving in the downloads root; none when a `download` request waits for it. */
+    const saving = (download: Download): StartedDownload | undefined =>
+      Effect.runSync(files.isAwaited(download.page())) ? undefined : { download, saved: Effect.runPromiseExit(files.saveStarted(download)) }
+
+    /**
+     * The downloads the tab's page starts until the scope ends (a navigation to a URL that answers with a
+     * file). `report` says them, waiting up to `waitMs` for one to start when none has yet.
+     */
+    const downloadsDuring = (page: Page) =>
+      Effect.gen(function*() {
+        const started: Array<StartedDownload> = []
+        const wakers = new Set<() => void>()
+        const onDownload = (download: Download) => {
+          const s = saving(download)
+          if (s !== undefined) started.push(s)
+          for (const w of [...wakers]) w()
+        }
+        page.on("download", onDownload)
+        yield* Effect.addFinalizer(() => Effect.sync(() => page.off("download", onDownload)))
+        const report = (waitMs: number) =>
+          Effect.promise(async () => {
+            if (started.length === 0) {
+              await new Promise<void>((resolve) => {
+                const done = () => {
+                  clearTimeout(timer)
+                  wakers.delete(done)
+                  resolve()
+                }
+                const timer = setTimeout(done, waitMs)
+                wakers.add(done)
+              })
+            }
+            return Promise.all(started.map(downloadReport))
+          })
+        return { report } as const
+      })
+
     /** Starts watching the tab's page for what an action is about to cause, until `finish` or the scope's end. */
     const watch = (tab: TabRef, page: Page) =>
       Effect.gen(function*() {
@@ -121,16 +158,25 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         const wake = () => {
           for (const w of [...wakers]) w()
         }
-        // A load of the main frame: the move is to a new document (a same-document move makes no request).
-        let loadedMainFrame = false
+        // Loads of the main frame that may have brought a new document (a same-document move makes no request).
+        // One that failed brought none: a download, a 204, a load cancelled by the next one. (A failure the
+        // browser shows as its error page is a new document, and svc's session counts it.)
+        const documentLoads = new Set<Request>()
         const onRequest = (r: Request) => {
           if (r.isNavigationRequest() && frameOf(r) === page.mainFrame()) {
             loading.add(r)
-            loadedMainFrame = true
+            documentLoads.add(r)
           }
+        }
+        const noDocumentFrom = (r: Request) => {
+          for (let hop: Request | null = r; hop !== null; hop = hop.redirectedFrom()) documentLoads.delete(hop)
         }
         const onRequestEnd = (r: Request) => {
           if (loading.delete(r)) wake()
+        }
+        const onRequestFailed = (r: Request) => {
+          noDocumentFrom(r)
+          onRequestEnd(r)
         }
         const onFrame = (f: Frame) => {
           if (f === page.mainFrame()) {
@@ -139,12 +185,13 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           }
         }
         const onDownload = (download: Download) => {
+          // The main frame's load that became this download brought no document (its failure may come later).
+          if (download.page() === page) for (const r of documentLoads) if (r.url() === download.url()) noDocumentFrom(r)
           loading.clear()
           wake()
-          const from = download.page()
           // A `download` request waiting for this tab's download saves it under the name it was given.
-          if (Effect.runSync(files.isAwaited(from))) return
-          started.push({ download, saved: Effect.runPromiseExit(files.saveStarted(download)) })
+          const s = saving(download)
+          if (s !== undefined) started.push(s)
         }
         const loadsEnded = Effect.promise(() =>
           loading.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
@@ -170,7 +217,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         // a listener on the page would switch its delivery on and off around every action.
         context.on("request", onRequest)
         context.on("requestfinished", onRequestEnd)
-        context.on("requestfailed", onRequestEnd)
+        context.on("requestfailed", onRequestFailed)
         page.on("framenavigated", onFrame)
         context.on("page", onPage)
         let stopped = false
@@ -180,7 +227,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
           page.off("download", onDownload)
           context.off("request", onRequest)
           context.off("requestfinished", onRequestEnd)
-          context.off("requestfailed", onRequestEnd)
+          context.off("requestfailed", onRequestFailed)
           page.off("framenavigated", onFrame)
           context.off("page", onPage)
           for (const p of opened) p.off("download", onDownload)
@@ -212,7 +259,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
 
         const navigation = (unlessHeld: UnlessHeld) => Effect.gen(function*() {
           if (page.isClosed()) return undefined
-          const counted = () => Effect.map(sessions.navigations(page), (n) => n !== navigationsBefore || loadedMainFrame)
+          const counted = () => Effect.map(sessions.navigations(page), (n) => n !== navigationsBefore || documentLoads.size > 0)
           let crossed = yield* counted()
           if (!crossed && page.url() === urlBefore) return undefined
           // The library's page and our session hear of a commit separately; the main frame's request tells a
@@ -259,6 +306,6 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         return yield* Effect.as(Effect.addFinalizer(() => Effect.sync(stop)), w)
       })
 
-    return { watch } as const
+    return { watch, downloadsDuring } as const
   })
 }) {}

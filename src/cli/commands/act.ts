@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
-import { dialogLines, withEffects } from "./actEffects.js"
+import { navigationLines, withEffects } from "./actEffects.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
 
 // Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
@@ -66,9 +66,7 @@ const navigate = Command.make(
     callControl(
       args,
       (c, q) => c.act.navigate({ urlParams: q, payload: { url: args.url, ...withTarget(args.targetId) } }),
-      (r) =>
-        [`navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`, ...dialogLines(r.dialogs)]
-          .join("\n")
+      (r) => navigationLines(args.url, r).join("\n")
     )
 ).pipe(Command.withDescription("load <url> in the current tab"))
 

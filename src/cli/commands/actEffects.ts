@@ -1,4 +1,4 @@
-import type { ActionDialog, ActResult } from "../../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, NavigateResult } from "../../domain/browser.js"
 
 // What an action caused, for a person or a model reading the CLI: one line per dialog, tab, download and
 // navigation, each with what to do next where there is something to do; then the snapshot asked for.
@@ -17,20 +17,31 @@ export const dialogLines = (dialogs: ReadonlyArray<ActionDialog> | undefined): A
     }`
   })
 
+/** The files an action or a navigation downloaded, a line each. */
+export const downloadLines = (downloads: ReadonlyArray<ActionDownload> | undefined): Array<string> =>
+  (downloads ?? []).map((d) =>
+    d.path !== undefined && d.inProgress !== true
+      ? `downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}`
+      : d.inProgress === true
+      ? `downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done`
+      : `download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}`
+  )
+
+/** A navigation's answer: where the tab is, or, for a URL that answered with a file, the download. */
+export const navigationLines = (requested: string, r: NavigateResult): Array<string> => [
+  r.downloads !== undefined
+    ? `${requested} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting `svc browser waitfordownload`"}; the tab stays on ${r.url}`
+    : `navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
+  ...dialogLines(r.dialogs),
+  ...downloadLines(r.downloads)
+]
+
 export const effectLines = (r: ActResult): Array<string> => {
   const lines: Array<string> = dialogLines(r.dialogs)
   for (const t of r.newTabs ?? []) {
     lines.push(`new tab [${t.index}] ${t.targetId}${t.url !== "" ? ` ${t.url}` : ""} (switch to it: \`svc browser tab select ${t.index}\`)`)
   }
-  for (const d of r.downloads ?? []) {
-    if (d.path !== undefined && d.inProgress !== true) {
-      lines.push(`downloaded ${d.path}${d.bytes !== undefined ? ` (${d.bytes} bytes)` : ""}`)
-    } else if (d.inProgress === true) {
-      lines.push(`downloading ${quoted(d.suggestedFilename)} from ${d.url}: still arriving; it is saved in the downloads root when done`)
-    } else {
-      lines.push(`download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}`)
-    }
-  }
+  lines.push(...downloadLines(r.downloads))
   if (r.fileChooser !== undefined) {
     lines.push(
       `file chooser opened: give it ${r.fileChooser.multiple ? "files" : "a file"} from the uploads root with \`svc browser upload <path>\``
