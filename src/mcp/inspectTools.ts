@@ -17,7 +17,8 @@ export const consoleMessages = defineTool({
         r.entries.length === 0
           ? "No console messages."
           : r.entries.map((e) =>
-            `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line})` : ""}`
+            // The line as people count them (the library's is 0-based), as the CLI and DevTools show it.
+            `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line + 1})` : ""}`
           ).join("\n")
       )
     )

@@ -26,6 +26,12 @@ const form = `<!doctype html><title>Form</title>
 <a href="/other">Other page</a>
 <script>window.n = 0</script>`
 const other = `<!doctype html><title>Other</title><h1>Other page</h1><button>Lonely</button>`
+// Its console.log is on the page's line 4, as a person counts lines (and as DevTools shows them).
+const logs = `<!doctype html>
+<title>Logs</title>
+<script>
+console.log("hello from line 4")
+</script>`
 const upload = `<!doctype html><title>Upload</title>
 <input type="file" id="f" hidden onchange="document.getElementById('out').textContent = [...this.files].map((f) => f.name + ':' + f.size).join(',')">
 <button onclick="document.getElementById('f').click()">Choose a file</button>
@@ -91,7 +97,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets })
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
     session = await connect(baseEnv(stateDir, await freeGatewayPort()))
   }, 60_000)
@@ -361,6 +367,12 @@ describe("svc mcp with no gateway running", () => {
     } finally {
       fs.rmSync(file, { force: true })
     }
+  })
+
+  it("lists the page's console messages with the line they were logged on", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/logs") })).isError).toBeFalsy()
+    const listed = textOf(await session.call("browser_console_messages", {}))
+    expect(listed).toContain(`hello from line 4 (${pages.url("/logs")}:4)`)
   })
 
   it("names the bad argument", async () => {
