@@ -12,6 +12,7 @@ import {
   HighlightResult,
   NavigateRequest,
   NavigateResult,
+  OpenedTab,
   OpenTabRequest,
   PdfRequest,
   PdfResult,
@@ -56,7 +57,7 @@ export class BrowserGroup extends HttpApiGroup.make("browser")
 
 export class TabsGroup extends HttpApiGroup.make("tabs")
   .add(HttpApiEndpoint.get("list", "/tabs").setUrlParams(ProfileQuery).addSuccess(TabList))
-  .add(HttpApiEndpoint.post("open", "/tabs/open").setUrlParams(ProfileQuery).setPayload(OpenTabRequest).addSuccess(Tab))
+  .add(HttpApiEndpoint.post("open", "/tabs/open").setUrlParams(ProfileQuery).setPayload(OpenTabRequest).addSuccess(OpenedTab))
   .add(
     HttpApiEndpoint.post("focus", "/tabs/focus").setUrlParams(ProfileQuery).setPayload(FocusTabRequest).addSuccess(Tab)
   )

@@ -298,6 +298,16 @@ export const NavigateResult = Schema.Struct({
 })
 export type NavigateResult = typeof NavigateResult.Type
 
+/**
+ * The tab `POST /tabs/open` opened. A URL that answers with a file leaves it blank: the browser downloaded
+ * the file (`downloads`, saved in the downloads root as an action's are).
+ */
+export const OpenedTab = Schema.Struct({
+  ...Tab.fields,
+  downloads: Schema.optional(Schema.Array(ActionDownload))
+})
+export type OpenedTab = typeof OpenedTab.Type
+
 const tab = { targetId: Schema.optional(TargetId) }
 const Dimension = Schema.Int.pipe(
   Schema.between(100, 10_000),

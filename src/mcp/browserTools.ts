@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
-import { actionText, dialogLines, downloadLines, elementName, snapshotText, valueText } from "./results.js"
+import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
@@ -46,11 +46,10 @@ export const navigate = defineTool({
     Effect.gen(function*() {
       const r = yield* env.client.act.navigate({ urlParams: env.query, payload: { url, dialogs: "hold" } })
       const line = [
-        r.downloads !== undefined
-          ? `${url} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting browser_download"}; the tab stays on ${r.url}`
-          : `Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
-        ...dialogLines(r.dialogs),
-        ...downloadLines(r.downloads)
+        ...(r.downloads !== undefined
+          ? fileUrlLines(url, r.downloads, `the tab stays on ${r.url}`)
+          : [`Navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`]),
+        ...dialogLines(r.dialogs)
       ].join("\n")
       // A page that waits in a dialog has no snapshot to give; after a download the page is the one it was.
       if (snapshot !== true || r.downloads !== undefined || r.dialogs?.some((d) => d.answer === "open") === true) return line

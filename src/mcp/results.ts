@@ -41,6 +41,12 @@ export const downloadLines = (downloads: ReadonlyArray<ActionDownload> | undefin
       : `Download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}.`
   )
 
+/** A URL that answered with a file (navigate, a new tab): that it did, where the tab is, and the download. */
+export const fileUrlLines = (requested: string, downloads: ReadonlyArray<ActionDownload>, where: string): Array<string> => [
+  `${requested} is a file: ${downloads.length > 0 ? "downloaded" : "handed to the waiting browser_download"}; ${where}`,
+  ...downloadLines(downloads)
+]
+
 /** What an action caused, one line each, with the tool to call next where there is one. */
 export const effectLines = (r: ActResult): Array<string> => {
   const lines: Array<string> = dialogLines(r.dialogs)

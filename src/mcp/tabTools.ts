@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { Tab } from "../domain/browser.js"
-import { tabLines } from "./results.js"
+import { fileUrlLines, tabLines } from "./results.js"
 import { defineTool, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
 // browser_tabs, as Playwright MCP shapes it: one tool, an action, tabs by index. svc's indices are stable
@@ -55,7 +55,12 @@ export const tabs = defineTool({
         return env.client.tabs.list({ urlParams: env.query }).pipe(Effect.map((r) => tabLines(r.tabs)))
       case "new":
         return env.client.tabs.open({ urlParams: env.query, payload: { url: input.url ?? "about:blank", dialogs: "hold" } }).pipe(
-          Effect.map((t) => `Opened tab ${t.index} (${t.url}); it is the current tab`)
+          Effect.map((t) =>
+            [
+              `Opened tab ${t.index} (${t.url}); it is the current tab`,
+              ...(t.downloads !== undefined ? fileUrlLines(input.url ?? "about:blank", t.downloads, "the new tab stays blank") : [])
+            ].join("\n")
+          )
         )
       case "select":
         if (input.index === undefined) return Effect.fail(new ToolFailure("invalid arguments for browser_tabs: select needs index"))

@@ -232,6 +232,17 @@ describe("an action's answer says what it caused", () => {
     expect(at, human.stdout).toBeDefined()
     saved.push(at!)
     expect(fs.readFileSync(at!, "utf8")).toBe(CONTENT)
+
+    // Opened in a new tab: the same, the new tab blank.
+    const opened = await svcJson("browser", "open", `${origin}/file`)
+    expect(opened.url).toBe("about:blank")
+    expect(opened.downloads, JSON.stringify(opened)).toHaveLength(1)
+    saved.push(opened.downloads[0].path)
+    expect(fs.readFileSync(opened.downloads[0].path, "utf8")).toBe(CONTENT)
+    const plain = await svcJson("browser", "open", `${origin}/other`)
+    expect(plain).not.toHaveProperty("downloads")
+    for (const t of [opened, plain]) expect((await gw.svc("browser", "close", t.targetId)).code).toBe(0)
+    expect((await gw.svc("browser", "focus", (await svcJson("browser", "tabs")).tabs[0].targetId)).code).toBe(0)
   }, 60_000)
 
   it("a link to another page: the new URL and title; a pushState move says it stayed in the document", async () => {

@@ -5,7 +5,7 @@ import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
-import { actText, errorResult, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
+import { actText, errorResult, fileUrlLines, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
 // (targetRouting.ts), then one or more calls of the control API through its typed client: the same
@@ -146,11 +146,17 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
           return Effect.map(client.browser.profiles({ urlParams: q }), (r) => textResult(jsonText(r)))
         case "tabs":
           return Effect.map(client.tabs.list({ urlParams: q }), (r) => textResult(jsonText(r)))
-        case "open":
-          return Effect.map(
-            client.tabs.open({ urlParams: q, payload: { url: need(p.url, "url", a) } }),
-            (t) => textResult(`opened tab ${t.targetId} (index ${t.index}): ${t.url}\n${jsonText(t)}`)
-          )
+        case "open": {
+          const url = need(p.url, "url", a)
+          return Effect.map(client.tabs.open({ urlParams: q, payload: { url } }), ({ downloads, ...t }) =>
+            textResult(
+              [
+                `opened tab ${t.targetId} (index ${t.index}): ${t.url}`,
+                ...(downloads !== undefined ? fileUrlLines(url, downloads, "the new tab stays blank") : []),
+                jsonText(t)
+              ].join("\n")
+            ))
+        }
         case "focus":
           return Effect.map(
             client.tabs.focus({ urlParams: q, payload: { targetId: need(p.targetId, "targetId", a) } }),

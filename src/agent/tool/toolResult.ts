@@ -47,14 +47,19 @@ export const downloadLine = (d: ActionDownload): string =>
     d.bytes !== undefined ? ` (${d.bytes} bytes)` : d.inProgress === true ? " (still downloading)" : d.error !== undefined ? ` (failed: ${d.error})` : ""
   }`
 
+/** A URL that answered with a file (navigate, open): that it did, where the tab is, and the download. */
+export const fileUrlLines = (requested: string, downloads: ReadonlyArray<ActionDownload>, where: string): Array<string> => [
+  `${requested} is a file: ${downloads.length > 0 ? "downloaded" : "handed to the waiting waitfordownload"}; ${where}`,
+  ...downloads.map(downloadLine)
+]
+
 /** A navigation's answer: where the tab went, or, for a URL that answered with a file, the download. */
 export const navigateText = (requested: string, r: NavigateResult): string =>
   [
-    r.downloads !== undefined
-      ? `${requested} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting waitfordownload"}; tab ${r.targetId} stays on ${r.url}`
-      : `navigated tab ${r.targetId} to ${r.url} (${JSON.stringify(r.title)}${r.status !== null ? `, HTTP ${r.status}` : ""})`,
-    ...(r.dialogs ?? []).map(dialogLine),
-    ...(r.downloads ?? []).map(downloadLine)
+    ...(r.downloads !== undefined
+      ? fileUrlLines(requested, r.downloads, `tab ${r.targetId} stays on ${r.url}`)
+      : [`navigated tab ${r.targetId} to ${r.url} (${JSON.stringify(r.title)}${r.status !== null ? `, HTTP ${r.status}` : ""})`]),
+    ...(r.dialogs ?? []).map(dialogLine)
   ].join("\n")
 
 /** An action's answer: what was done, what it caused, and the snapshot after it when asked for. */

@@ -1,6 +1,6 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Scope } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
-import type { ActionDownload, ActRequest, ActResult, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
+import type { ActionDownload, ActRequest, ActResult, OpenedTab, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
 import { Forbidden, InvalidRequest } from "../../domain/errors.js"
 import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Actions } from "./Actions.js"
@@ -87,13 +87,29 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
      * "hold", the tab holds its page's dialogs from its first document on, as after a navigation that holds them.
      */
     const open = (profileName: string | undefined, url: string, options: { readonly dialogs?: "answer" | "hold" | undefined } = {}) =>
-      Effect.tap(tabs.open(profileName, url, options.dialogs === "hold" ? dialogs.keepHolding : undefined), (opened) =>
-        Effect.flatMap(browsers.endpoint(profileName), ({ profile }) => {
+      Effect.scoped(Effect.gen(function*() {
+        const scope = yield* Scope.Scope
+        let downloads: Effect.Effect.Success<ReturnType<typeof sideEffects.downloadsDuring>> | undefined
+        const beforeLoad = (tab: TabRef, page: Page) =>
+          Effect.gen(function*() {
+            if (options.dialogs === "hold") yield* dialogs.keepHolding(tab, page)
+            downloads = yield* Scope.extend(sideEffects.downloadsDuring(page), scope)
+          })
+        const result = yield* tabs.open(profileName, url, beforeLoad)
+        if ("download" in result) {
+          const { download: _, ...tab } = result
+          const saved = downloads !== undefined ? yield* downloads.report(LOAD_OUTCOME_MS) : []
+          return { ...tab, downloads: saved } satisfies OpenedTab
+        }
+        const opened = result
+        yield* Effect.flatMap(browsers.endpoint(profileName), ({ profile }) => {
           const page = sessions.knownPage(profile.name, opened.targetId)
           return page !== undefined && opened.url !== "about:blank"
             ? readAhead({ profile: profile.name, targetId: opened.targetId }, page)
             : Effect.void
-        }).pipe(Effect.ignore))
+        }).pipe(Effect.ignore)
+        return opened satisfies OpenedTab
+      }))
 
     const evaluateAllowed = Effect.flatMap(store.get, (config) =>
       config.browser?.evaluateEnabled === false

@@ -111,6 +111,8 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
           if (observed._tag === "Right") {
             const tab = yield* timed("list")(opened(profile.name, endpoint, observed.right.tab, listed))
             const failed = observed.right.failed
+            // The URL answered with a file: the browser downloads it, and the tab stays blank.
+            if (failed !== undefined && /Download is starting/.test(failed)) return { ...tab, download: true as const }
             if (failed !== undefined && /net::ERR_|Timeout/i.test(failed)) {
               // The tab is there (showing the browser's error page), but the page is not: say so, as navigate does.
               return yield* new Conflict({

@@ -1,4 +1,5 @@
-import type { ActionDialog, ActionDownload, ActResult, NavigateResult } from "../../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, NavigateResult, OpenedTab } from "../../domain/browser.js"
+import { renderTab } from "../output.js"
 
 // What an action caused, for a person or a model reading the CLI: one line per dialog, tab, download and
 // navigation, each with what to do next where there is something to do; then the snapshot asked for.
@@ -27,13 +28,22 @@ export const downloadLines = (downloads: ReadonlyArray<ActionDownload> | undefin
       : `download of ${quoted(d.suggestedFilename)} failed: ${d.error ?? "unknown error"}`
   )
 
+/** A URL that answered with a file (navigate, open): that it did, where the tab is, and the download. */
+export const fileUrlLines = (requested: string, downloads: ReadonlyArray<ActionDownload>, where: string): Array<string> => [
+  `${requested} is a file: ${downloads.length > 0 ? "downloaded" : "handed to the waiting `svc browser waitfordownload`"}; ${where}`,
+  ...downloadLines(downloads)
+]
+
 /** A navigation's answer: where the tab is, or, for a URL that answered with a file, the download. */
-export const navigationLines = (requested: string, r: NavigateResult): Array<string> => [
+export const navigationLines = (requested: string, r: NavigateResult): Array<string> =>
   r.downloads !== undefined
-    ? `${requested} is a file: ${r.downloads.length > 0 ? "downloaded" : "handed to the waiting `svc browser waitfordownload`"}; the tab stays on ${r.url}`
-    : `navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`,
-  ...dialogLines(r.dialogs),
-  ...downloadLines(r.downloads)
+    ? [...fileUrlLines(requested, r.downloads, `the tab stays on ${r.url}`), ...dialogLines(r.dialogs)]
+    : [`navigated to ${r.url}${r.status !== null ? ` (HTTP ${r.status})` : ""}${r.title !== "" ? `: ${r.title}` : ""}`, ...dialogLines(r.dialogs)]
+
+/** An opened tab's answer (`svc browser open`, `tab new`). */
+export const openedLines = (requested: string, t: OpenedTab): Array<string> => [
+  renderTab("opened", t),
+  ...(t.downloads !== undefined ? fileUrlLines(requested, t.downloads, "the new tab stays blank") : [])
 ]
 
 export const effectLines = (r: ActResult): Array<string> => {

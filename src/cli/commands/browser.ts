@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
 import { actCommands } from "./act.js"
+import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
@@ -67,7 +68,7 @@ const tabNew = Command.make("new", { ...commonOptions, url: Args.text({ name: "u
   callControl(
     args,
     (c, q) => c.tabs.open({ urlParams: q, payload: { url: Option.getOrElse(args.url, () => "about:blank") } }),
-    (t) => renderTab("opened", t)
+    (t) => openedLines(Option.getOrElse(args.url, () => "about:blank"), t).join("\n")
   )
 ).pipe(Command.withDescription("open a new tab (about:blank unless a URL is given)"))
 
@@ -99,7 +100,7 @@ const tab = Command.make("tab", commonOptions, (args) =>
 )
 
 const open = Command.make("open", { ...commonOptions, url: Args.text({ name: "url" }).pipe(Args.withDescription("the URL to open")) }, (args) =>
-  callControl(args, (c, q) => c.tabs.open({ urlParams: q, payload: { url: args.url } }), (t) => renderTab("opened", t))
+  callControl(args, (c, q) => c.tabs.open({ urlParams: q, payload: { url: args.url } }), (t) => openedLines(args.url, t).join("\n"))
 ).pipe(Command.withDescription("open <url> in a new tab, which becomes the current tab"))
 
 const focus = Command.make(
