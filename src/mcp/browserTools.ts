@@ -300,10 +300,25 @@ export const waitFor = defineTool({
         ...(ref !== undefined ? { ref } : {}),
         ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {})
       },
-      "Waited: the condition holds"
+      waitedLine(input, ref)
     )
   }
 })
+
+/** What browser_wait_for waited for, as it was asked. */
+const waitedLine = (
+  input: { readonly time?: number | undefined; readonly text?: string | undefined; readonly textGone?: string | undefined; readonly url?: string | undefined },
+  ref: string | undefined
+): string => {
+  const what = [
+    ...(input.time !== undefined ? [`${input.time} s`] : []),
+    ...(input.text !== undefined ? [`${JSON.stringify(input.text)} to show`] : []),
+    ...(input.textGone !== undefined ? [`${JSON.stringify(input.textGone)} to go`] : []),
+    ...(input.url !== undefined ? [`the URL to match ${JSON.stringify(input.url)}`] : []),
+    ...(ref !== undefined ? [`[ref=${ref}] to show`] : [])
+  ]
+  return `Waited for ${what.join(" and ")}`
+}
 
 export const takeScreenshot = defineTool({
   name: "browser_take_screenshot",

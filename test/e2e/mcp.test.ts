@@ -375,6 +375,18 @@ describe("svc mcp with no gateway running", () => {
     expect(listed).toContain(`hello from line 4 (${pages.url("/logs")}:4)`)
   })
 
+  it("waits for a text, a time, a text to go; says what it waited for, or that it timed out", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    expect(textOf(await session.call("browser_wait_for", { text: "Other page" }))).toBe("Waited for \"Other page\" to show")
+    const t0 = Date.now()
+    expect(textOf(await session.call("browser_wait_for", { time: 0.3 }))).toBe("Waited for 0.3 s")
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300)
+    expect(textOf(await session.call("browser_wait_for", { textGone: "not on the page" }))).toBe("Waited for \"not on the page\" to go")
+    const late = await session.call("browser_wait_for", { text: "never there", timeout: 300 })
+    expect(late.isError).toBe(true)
+    expect(textOf(late)).toContain("timed out after 300ms")
+  })
+
   it("names the bad argument", async () => {
     const missing = await session.call("browser_navigate", {})
     expect(missing.isError).toBe(true)
