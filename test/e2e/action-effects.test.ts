@@ -233,6 +233,21 @@ describe("an action's answer says what it caused", () => {
     saved.push(at!)
     expect(fs.readFileSync(at!, "utf8")).toBe(CONTENT)
 
+    // A `waitfordownload` already waiting takes the file; the navigation says so at once.
+    const waitedName = `waited-${NAME}`
+    const waiting = gw.svc("browser", "waitfordownload", waitedName, "--timeout", "15000", "--json")
+    await new Promise((r) => setTimeout(r, 500))
+    const t0 = Date.now()
+    const handed = await svcJson("browser", "navigate", `${origin}/file`)
+    expect(Date.now() - t0).toBeLessThan(4_000)
+    expect(handed.downloads).toEqual([])
+    const waited = await waiting
+    expect(waited.code, waited.stderr).toBe(0)
+    const waitedPath = JSON.parse(waited.stdout).path
+    saved.push(waitedPath)
+    expect(path.basename(waitedPath)).toBe(waitedName)
+    expect(fs.readFileSync(waitedPath, "utf8")).toBe(CONTENT)
+
     // Opened in a new tab: the same, the new tab blank.
     const opened = await svcJson("browser", "open", `${origin}/file`)
     expect(opened.url).toBe("about:blank")

@@ -109,8 +109,11 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
     const downloadsDuring = (page: Page) =>
       Effect.gen(function*() {
         const started: Array<StartedDownload> = []
+        // Heard of: one a `download` request waits for is its to save and say, not this one's.
+        let heard = 0
         const wakers = new Set<() => void>()
         const onDownload = (download: Download) => {
+          heard++
           const s = saving(download)
           if (s !== undefined) started.push(s)
           for (const w of [...wakers]) w()
@@ -119,7 +122,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         yield* Effect.addFinalizer(() => Effect.sync(() => page.off("download", onDownload)))
         const report = (waitMs: number) =>
           Effect.promise(async () => {
-            if (started.length === 0) {
+            if (heard === 0) {
               await new Promise<void>((resolve) => {
                 const done = () => {
                   clearTimeout(timer)
