@@ -5,6 +5,7 @@ import { timed } from "../../platform/serverTiming.js"
 import { pngSize } from "../cdp/png.js"
 import { bounded, call, run, timeoutError } from "./budgets.js"
 import { errorParts, type PlaywrightFailure } from "./failures.js"
+import { becameDownload } from "../pages/promises.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"
 import {
   drawOutline,
@@ -153,7 +154,7 @@ const gotoSettled = async (page: Page, url: string, timeout: number): Promise<Re
     return await go(timeout)
   } catch (e) {
     const message = errorParts(e).message
-    if (/Download is starting/.test(message)) return "download"
+    if (becameDownload(message)) return "download"
     if (/net::ERR_/.test(message)) {
       await page.waitForURL((u) => u.protocol === "chrome-error:", { timeout: 1_000, waitUntil: "commit" }).catch(() => undefined)
       throw e

@@ -12,7 +12,7 @@ import type { ResolvedProfile } from "../launch/Profiles.js"
 import { makeTabOrder } from "./tabOrder.js"
 import { describeExit } from "../launch/ChromeLauncher.js"
 import { redactSecrets } from "../../platform/redact.js"
-import { errorText } from "./promises.js"
+import { becameDownload, errorText } from "./promises.js"
 import { timed } from "../../platform/serverTiming.js"
 import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js"
 
@@ -112,7 +112,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
             const tab = yield* timed("list")(opened(profile.name, endpoint, observed.right.tab, listed))
             const failed = observed.right.failed
             // The URL answered with a file: the browser downloads it, and the tab stays blank.
-            if (failed !== undefined && /Download is starting/.test(failed)) return { ...tab, download: true as const }
+            if (failed !== undefined && becameDownload(failed)) return { ...tab, download: true as const }
             if (failed !== undefined && /net::ERR_|Timeout/i.test(failed)) {
               // The tab is there (showing the browser's error page), but the page is not: say so, as navigate does.
               return yield* new Conflict({

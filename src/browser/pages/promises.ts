@@ -3,6 +3,9 @@
 /** The first line of an error's message (the library appends call logs below it). */
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message.split("\n")[0]! : String(e))
 
+/** Whether a navigation's failure (its first line) is the library saying the URL answered with a file. */
+export const becameDownload = (text: string): boolean => /Download is starting/.test(text)
+
 /** The rejection of withTimeout. */
 export class TimedOut extends Error {}
 
