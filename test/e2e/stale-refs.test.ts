@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FRESH_SNAPSHOT_HINT } from "../../src/browser/act/Refs.js"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 
 // Stale refs never act on another element, through the real path (bin/svc → gateway → playwright →
 // Chromium) on lists that re-render under the agent's feet: each click either hits the row its snapshot
@@ -59,6 +59,10 @@ const underPointer = `<!doctype html><title>Under pointer</title>${recorder}
 <button id="row" onclick="record('opened ' + this.textContent.slice('Open '.length))"
   onpointerover="this.textContent = 'Open Bravo'">Open Alpha</button>`
 
+/** A page that moves on as it loads (a meta refresh), to one with a button. */
+const moves = `<!doctype html><title>Moving</title><meta http-equiv="refresh" content="0;url=/landed"><p>moving on</p>`
+const landed = `<!doctype html><title>Landed</title>${recorder}<button onclick="record('landed')">Stay here</button>`
+
 const ROWS = ["Alpha", "Bravo", "Charlie", "Delta"]
 const CLICKS = 20
 
@@ -96,7 +100,7 @@ describe("stale refs never act on another element", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/rebuilt": rebuilt, "/reused": reused, "/under-pointer": underPointer })
+    pages = await servePages({ "/rebuilt": rebuilt, "/reused": reused, "/under-pointer": underPointer, "/moves": moves, "/landed": landed })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/rebuilt"))
   }, 60_000)
@@ -163,6 +167,25 @@ describe("stale refs never act on another element", () => {
       }
     }, 60_000)
   }
+
+  it("a snapshot of a page that moved on while it was read: its refs are the new page's, and act", async () => {
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    let landedSnapshots = 0
+    for (let i = 0; i < 6; i++) {
+      expect((await request(gw.controlPort, "POST", "/navigate", auth, { url: pages.url("/moves") })).status).toBe(200)
+      // Asked at once: the refresh commits the next document while the snapshot reads.
+      for (const query of ["", "?format=role&interactive=true"]) {
+        const snap = (await request(gw.controlPort, "GET", `/snapshot${query}`, auth)).json()
+        if (snap.url !== pages.url("/landed")) continue
+        landedSnapshots++
+        const ref = /button "Stay here" \[ref=([^\]]+)\]/.exec(snap.snapshot)?.[1]
+        expect(ref, snap.snapshot).toBeDefined()
+        const clicked = await request(gw.controlPort, "POST", "/act", auth, { kind: "click", ref })
+        expect(clicked.status, clicked.body).toBe(200)
+      }
+    }
+    expect(landedSnapshots).toBeGreaterThan(0)
+  }, 60_000)
 
   it("a row relabelled while the click is under way is not clicked, and the click says so", async () => {
     for (const format of ["ai", "role"]) {

@@ -57,6 +57,12 @@ const MAX_REMEMBERED_TABS = 256
  */
 const BACKGROUND_IDENTITY_MS = 250
 
+/**
+ * How long a snapshot whose page moved on while it was read waits for svc's session to count the new document
+ * (its news usually comes at once; a move within the document is never counted, and waits this long).
+ */
+const MOVED_COUNTED_MS = 100
+
 /** The options that change a snapshot's text, as the flags that ask for them (`role --interactive`). */
 const optionsLabel = (o: ResolvedSnapshotOptions) =>
   [
@@ -149,11 +155,32 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
       return before
     }
 
+    /**
+     * A snapshot of the tab's document. One that committed while it was read (a page that moves on by script or
+     * a meta refresh as it loads) is read again: the text may be the new document's, and its refs, counted to
+     * the old one, would be refused at once as stale. svc's session hears of the commit on its own: the read
+     * again waits (briefly) for it to be counted.
+     */
     const snapshot = (tab: TabRef, page: Page, request: SnapshotOptions & { readonly diff?: boolean | undefined }) =>
+      Effect.gen(function*() {
+        const url = page.url()
+        const navigations = yield* sessions.navigations(page)
+        const out = yield* readDocument(tab, page, request, navigations)
+        if (page.url() === url && (yield* sessions.navigations(page)) === navigations) return out
+        yield* Effect.promise(() => sessions.counted(page, navigations, MOVED_COUNTED_MS))
+        return yield* readDocument(tab, page, request, yield* sessions.navigations(page))
+      }).pipe(Effect.withSpan("Snapshots.snapshot", { attributes: { format: request.format ?? "ai" } }))
+
+    /** One read of the tab's document, its refs counted to its `navigations`. */
+    const readDocument = (
+      tab: TabRef,
+      page: Page,
+      request: SnapshotOptions & { readonly diff?: boolean | undefined },
+      navigations: number
+    ) =>
       Effect.gen(function*() {
         const o = resolveSnapshotOptions(request)
         const failed = snapshotError(page, o)
-        const navigations = yield* sessions.navigations(page)
         // Asked alongside the snapshot: the browser process answers it while the page is busy.
         const title = yield* Effect.fork(sessions.title(page))
         // What the ARIA text leaves out (password fields, collapsed controls, editors), read beside it.
@@ -255,7 +282,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           ...(answer !== undefined ? { diff: answer.diff } : {})
         }
         return output
-      }).pipe(Effect.withSpan("Snapshots.snapshot", { attributes: { format: request.format ?? "ai" } }))
+      })
 
     /** The options of the tab's last snapshot (labels left out), if it had one. */
     const lastOptions = (tab: TabRef) =>
