@@ -5,6 +5,7 @@ import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Files } from "../inspect/Files.js"
 import { HeldChoosers } from "../inspect/HeldChoosers.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
+import { untilWoken } from "../pages/promises.js"
 import { Tabs } from "../pages/Tabs.js"
 import type { TabRef } from "./Refs.js"
 
@@ -122,17 +123,7 @@ export class SideEffects extends Effect.Service<SideEffects>()("svc/SideEffects"
         yield* Effect.addFinalizer(() => Effect.sync(() => page.off("download", onDownload)))
         const report = (waitMs: number) =>
           Effect.promise(async () => {
-            if (heard === 0) {
-              await new Promise<void>((resolve) => {
-                const done = () => {
-                  clearTimeout(timer)
-                  wakers.delete(done)
-                  resolve()
-                }
-                const timer = setTimeout(done, waitMs)
-                wakers.add(done)
-              })
-            }
+            if (heard === 0) await untilWoken(wakers, waitMs)
             return Promise.all(started.map(downloadReport))
           })
         return { report } as const

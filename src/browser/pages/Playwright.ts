@@ -11,7 +11,7 @@ import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.j
 import { openPageSession, type PageInfo } from "./pageSession.js"
 import { connectLibrary } from "./connectLibrary.js"
 import { makeRoundTrips } from "./roundTrips.js"
-import { errorText, withTimeout } from "./promises.js"
+import { errorText, untilWoken, withTimeout } from "./promises.js"
 
 // The automation library (playwright-core), loaded at first use and never at start-up, with one library
 // connection (connectOverCDP) per profile. Pages are matched to CDP targetIds so the rest of the gateway
@@ -182,16 +182,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     }
     /** Lookups waiting for a tab to reach the library, woken when any page does. */
     const arrivals = new Set<() => void>()
-    const nextArrival = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer)
-          arrivals.delete(wake)
-          resolve()
-        }
-        const timer = setTimeout(wake, ms)
-        arrivals.add(wake)
-      })
+    const nextArrival = (ms: number) => untilWoken(arrivals, ms)
 
     const watchContext = (profile: string, context: BrowserContext) => {
       for (const observer of contextObservers) notify(observer, profile, context)

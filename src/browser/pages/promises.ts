@@ -6,6 +6,21 @@ export const errorText = (e: unknown): string => (e instanceof Error ? e.message
 /** Whether a navigation's failure (its first line) is the library saying the URL answered with a file. */
 export const becameDownload = (text: string): boolean => /Download is starting/.test(text)
 
+/**
+ * Resolves when a waker in `wakers` is called (whoever has the set calls them all on news), or after `ms`;
+ * its waker leaves the set either way.
+ */
+export const untilWoken = (wakers: Set<() => void>, ms: number): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const wake = () => {
+      clearTimeout(timer)
+      wakers.delete(wake)
+      resolve()
+    }
+    const timer = setTimeout(wake, ms)
+    wakers.add(wake)
+  })
+
 /** The rejection of withTimeout. */
 export class TimedOut extends Error {}
 
