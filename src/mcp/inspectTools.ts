@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { consoleLines } from "./results.js"
 import { defineTool, field, optionalField } from "./tool.js"
 
 // What the tab logged and requested, its dialogs and file choosers, and traces.
@@ -6,21 +7,21 @@ import { defineTool, field, optionalField } from "./tool.js"
 export const consoleMessages = defineTool({
   name: "browser_console_messages",
   title: "Console messages",
-  description: "What the current tab logged to its console since the gateway attached (at most 500 kept).",
+  description: "What the current tab logged to its console since the gateway attached (at most 500 kept), with its " +
+    "uncaught errors among them as DevTools shows them (browser_errors has them alone, with the dialogs nobody answered).",
   input: Schema.Struct({
     level: optionalField(Schema.Literal("debug", "log", "info", "warning", "error"), "only messages of this level and above")
   }),
   readOnly: true,
   run: (input, env) =>
-    env.client.observe.console({ urlParams: { ...env.query, ...input } }).pipe(
-      Effect.map((r) =>
-        r.entries.length === 0
-          ? "No console messages."
-          : r.entries.map((e) =>
-            // The line as people count them (the library's is 0-based), as the CLI and DevTools show it.
-            `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line + 1})` : ""}`
-          ).join("\n")
-      )
+    Effect.all([
+      env.client.observe.console({ urlParams: { ...env.query, ...input } }),
+      env.client.observe.errors({ urlParams: env.query })
+    ], { concurrency: 2 }).pipe(
+      Effect.map(([logged, thrown]) => {
+        const lines = consoleLines(logged.entries, thrown.entries)
+        return lines.length === 0 ? "No console messages." : lines.join("\n")
+      })
     )
 })
 

@@ -1,5 +1,5 @@
 import { snapshotNoticesAsParameters } from "../client/hints.js"
-import type { ActionDialog, ActionDownload, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, ConsoleEntry, PageErrorEntry, SnapshotResult, Tab } from "../domain/browser.js"
 
 // The control API's answers as the short text an agent reads over MCP: what happened, what it caused
 // (dialogs, tabs, downloads, where the page went) and, where there is something to do next, which tool
@@ -88,3 +88,23 @@ export const tabLines = (tabs: ReadonlyArray<Tab>): string =>
 /** What to call the element in an answer: the agent's own words for it when given, else its ref. */
 export const elementName = (ref: string, element: string | undefined) =>
   element !== undefined && element !== "" ? `${element} [ref=${ref}]` : `[ref=${ref}]`
+
+/**
+ * The tab's console as DevTools shows it: what it logged, and its uncaught errors among the messages
+ * (`Uncaught Error: …`, at error level), oldest first. Agents that know Playwright MCP look for errors there.
+ */
+export const consoleLines = (
+  logged: ReadonlyArray<typeof ConsoleEntry.Type>,
+  errors: ReadonlyArray<typeof PageErrorEntry.Type>
+): Array<string> =>
+  [
+    ...logged.map((e) => ({
+      at: Date.parse(e.timestamp),
+      // The line as people count them (the library's is 0-based), as the CLI and DevTools show it.
+      text: `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line + 1})` : ""}`
+    })),
+    ...errors.map((e) => ({ at: Date.parse(e.timestamp), text: `[error] Uncaught ${e.name}: ${e.message}` }))
+  ]
+    // Stable: within a millisecond, what was logged comes before what was thrown (each list is in its order).
+    .sort((a, b) => a.at - b.at)
+    .map((l) => l.text)

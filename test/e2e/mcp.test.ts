@@ -31,6 +31,8 @@ const logs = `<!doctype html>
 <title>Logs</title>
 <script>
 console.log("hello from line 4")
+setTimeout(() => { console.warn("after the throw") }, 20)
+throw new Error("boom in the page")
 </script>`
 const upload = `<!doctype html><title>Upload</title>
 <input type="file" id="f" hidden onchange="document.getElementById('out').textContent = [...this.files].map((f) => f.name + ':' + f.size).join(',')">
@@ -373,6 +375,14 @@ describe("svc mcp with no gateway running", () => {
     expect((await session.call("browser_navigate", { url: pages.url("/logs") })).isError).toBeFalsy()
     const listed = textOf(await session.call("browser_console_messages", {}))
     expect(listed).toContain(`hello from line 4 (${pages.url("/logs")}:4)`)
+    // The page's uncaught error is among its messages, where DevTools shows it, in the order it happened.
+    await session.call("browser_wait_for", { time: 0.2 })
+    const lines = textOf(await session.call("browser_console_messages", {})).split("\n")
+    const at = (text: string) => lines.findIndex((l) => l.includes(text))
+    expect(lines[at("boom in the page")]).toBe("[error] Uncaught Error: boom in the page")
+    expect(at("hello from line 4")).toBeLessThan(at("boom in the page"))
+    expect(at("boom in the page")).toBeLessThan(at("after the throw"))
+    expect(textOf(await session.call("browser_console_messages", { level: "error" }))).toContain("Uncaught Error: boom in the page")
   })
 
   it("waits for a text, a time, a text to go; says what it waited for, or that it timed out", async () => {
