@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { timed } from "../../platform/serverTiming.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { redactSecrets } from "../../platform/redact.js"
 import { targetError } from "./messages.js"
@@ -21,8 +22,8 @@ export const MAX_FULL_PAGE_PX = 16_384
 export const screenshot = (conn: Connection, targetId: string, opts: { readonly fullPage?: boolean | undefined }) =>
   Effect.gen(function*() {
     const ep = conn.endpoint
-    yield* requireTab(conn, targetId)
-    const sessionId = yield* attach(conn, targetId)
+    yield* timed("require")(requireTab(conn, targetId))
+    const sessionId = yield* timed("attach")(attach(conn, targetId))
     const failed = targetError(ep, targetId)
     // Headless Chromium (156, --headless=new) does not always paint a background tab, and then
     // captureScreenshot never answers (measured: 2 of 5 background captures hung): bring it to front.
@@ -38,7 +39,7 @@ export const screenshot = (conn: Connection, targetId: string, opts: { readonly 
         params = { ...params, captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } }
       }
     }
-    const { data } = yield* conn.send("Page.captureScreenshot", params, sessionId).pipe(Effect.mapError(failed))
+    const { data } = yield* conn.send("Page.captureScreenshot", params, sessionId).pipe(Effect.mapError(failed), timed("png"))
     const buf = Buffer.from(data, "base64")
     const png = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
     const size = pngSize(png)

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
+import { timed } from "../../platform/serverTiming.js"
 import { Cdp } from "../cdp/Cdp.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
@@ -39,13 +40,13 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     /** Capture a PNG and write it under `<state dir>/media/browser/`, owner-only; the path is returned. */
     const screenshot = (request: { profile?: string | undefined; targetId?: string | undefined; fullPage?: boolean | undefined }) =>
       Effect.gen(function*() {
-        const { endpoint, profile, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
+        const { endpoint, profile, target } = yield* timed("tab")(tabs.resolveTarget(request.profile, request.targetId))
         const shot = yield* Effect.zipRight(
           // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
-          sessions.ready(profile.name, endpoint, target.targetId),
-          cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false })
+          timed("ready")(sessions.ready(profile.name, endpoint, target.targetId)),
+          timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false }))
         ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
-        const file = yield* writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
+        const file = yield* timed("write")(writeMediaFile(screenshotDir, "screenshot", "png", shot.png))
         return {
           path: file,
           targetId: target.targetId,
