@@ -51,10 +51,10 @@ export const resize = defineTool({
 export const cookies = defineTool({
   name: "browser_cookies",
   title: "Cookies",
-  description: "The profile's cookies: get lists them (for the current tab's URL), set sets one (name, value, url), " +
-    "clear removes them all.",
+  description: "The profile's cookies: get (the default) lists them (for the current tab's URL), set sets one " +
+    "(name, value, url), clear removes them all.",
   input: Schema.Struct({
-    action: Schema.Literal("get", "set", "clear"),
+    action: optionalField(Schema.Literal("get", "set", "clear"), "get (the default), set or clear"),
     name: optionalField(Schema.String.pipe(Schema.minLength(1)), "set: the cookie's name"),
     value: optionalField(Schema.String, "set: its value"),
     url: optionalField(Schema.String.pipe(Schema.minLength(1)), "set: the URL it belongs to")
@@ -62,7 +62,7 @@ export const cookies = defineTool({
   readOnly: false,
   destructive: true,
   run: (input, env) => {
-    switch (input.action) {
+    switch (input.action ?? "get") {
       case "get":
         return env.client.state.cookies({ urlParams: env.query }).pipe(
           Effect.map((r) =>
@@ -85,18 +85,19 @@ export const cookies = defineTool({
 export const storage = defineTool({
   name: "browser_storage",
   title: "Web storage",
-  description: "localStorage or sessionStorage of the current tab's origin: get (all, or one key), set a key, clear.",
+  description: "localStorage (the default) or sessionStorage of the current tab's origin: get (the default: all, or " +
+    "one key), set a key, clear.",
   input: Schema.Struct({
-    kind: Schema.Literal("local", "session"),
-    action: Schema.Literal("get", "set", "clear"),
+    kind: optionalField(Schema.Literal("local", "session"), "local (the default) or session"),
+    action: optionalField(Schema.Literal("get", "set", "clear"), "get (the default), set or clear"),
     key: optionalField(Schema.String.pipe(Schema.minLength(1)), "get: only this key; set: the key"),
     value: optionalField(Schema.String, "set: the value")
   }),
   readOnly: false,
   destructive: true,
   run: (input, env) => {
-    const path = { kind: input.kind }
-    switch (input.action) {
+    const path = { kind: input.kind ?? "local" }
+    switch (input.action ?? "get") {
       case "get":
         return env.client.state.storage({ path, urlParams: env.query }).pipe(
           Effect.map((r) => {

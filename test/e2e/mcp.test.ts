@@ -385,6 +385,16 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_console_messages", { level: "error" }))).toContain("Uncaught Error: boom in the page")
   })
 
+  it("reads cookies and local storage without being told to get", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    expect((await session.call("browser_cookies", { action: "set", name: "sid", value: "c00kie", url: pages.url("/") })).isError)
+      .toBeFalsy()
+    expect(textOf(await session.call("browser_cookies", {}))).toContain("sid=c00kie")
+    expect((await session.call("browser_storage", { action: "set", key: "theme", value: "dark" })).isError).toBeFalsy()
+    expect(textOf(await session.call("browser_storage", {}))).toBe("theme=dark")
+    expect(textOf(await session.call("browser_storage", { kind: "session" }))).toBe("Empty.")
+  })
+
   it("waits for a text, a time, a text to go; says what it waited for, or that it timed out", async () => {
     expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
     expect(textOf(await session.call("browser_wait_for", { text: "Other page" }))).toBe("Waited for \"Other page\" to show")
