@@ -121,13 +121,14 @@ export const emulate = defineTool({
   name: "browser_emulate",
   title: "Emulation",
   description: "Change one emulation setting per call: offline, media (colour scheme), timezone, locale or device " +
-    "(a Playwright device name). offline applies to the whole profile, the rest to the tab; each stays until changed.",
+    "(a Playwright device name). offline applies to the whole profile, the rest to the tab; each stays until changed. " +
+    "\"none\" (media, timezone, locale, device) stops emulating it: the browser's own comes back.",
   input: Schema.Struct({
     offline: optionalField(Schema.Boolean, "cut the network (true) or restore it"),
-    media: optionalField(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme"),
-    timezone: optionalField(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris"),
-    locale: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR"),
-    device: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13")
+    media: optionalField(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme (none: stop emulating)"),
+    timezone: optionalField(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris (none: stop emulating)"),
+    locale: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR (none: stop emulating)"),
+    device: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13 (none: stop emulating)")
   }),
   readOnly: false,
   idempotent: true,

@@ -445,22 +445,22 @@ describe("emulation", () => {
   it("device and viewport: user agent, size, scale and touch", async () => {
     const page = await tabAt(`${site}/plain`)
     const applied = await timed("set device", () => run(Effect.flatMap(Emulation, (e) => e.device(page, "iphone 15"))))
-    expect(applied.value.name).toBe("iPhone 15")
+    expect(applied.value!.name).toBe("iPhone 15")
     const seen = await js<{ ua: string; w: number; h: number; dpr: number; touch: number }>(
       page,
       "({ ua: navigator.userAgent, w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints })"
     )
-    expect(seen.ua).toBe(applied.value.userAgent)
+    expect(seen.ua).toBe(applied.value!.userAgent)
     expect(seen.ua).toContain("iPhone")
-    expect([seen.w, seen.h]).toEqual([applied.value.viewport.width, applied.value.viewport.height])
-    expect(seen.dpr).toBe(applied.value.deviceScaleFactor)
+    expect([seen.w, seen.h]).toEqual([applied.value!.viewport.width, applied.value!.viewport.height])
+    expect(seen.dpr).toBe(applied.value!.deviceScaleFactor)
     expect(seen.touch).toBeGreaterThan(0)
     const echoed = await (await page.goto(`${site}/echo`))!.json()
-    expect(echoed["user-agent"]).toBe(applied.value.userAgent)
+    expect(echoed["user-agent"]).toBe(applied.value!.userAgent)
 
     await page.goto(`${site}/plain`)
     await run(Effect.flatMap(Emulation, (e) => e.viewport(page, 800, 600)))
-    expect(await js(page, "[innerWidth, innerHeight, devicePixelRatio]")).toEqual([800, 600, applied.value.deviceScaleFactor])
+    expect(await js(page, "[innerWidth, innerHeight, devicePixelRatio]")).toEqual([800, 600, applied.value!.deviceScaleFactor])
 
     const unknown = await failure(Effect.flatMap(Emulation, (e) => e.device(page, "iPhone 99")))
     expect(unknown._tag).toBe("InvalidRequest")

@@ -395,6 +395,45 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_storage", { kind: "session" }))).toBe("Empty.")
   })
 
+  it("emulates a device, a locale and a time zone, and gives the browser's own back with none", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    const read = async () =>
+      JSON.parse(textOf(
+        await session.call("browser_evaluate", {
+          function: "() => ({ ua: navigator.userAgent, lang: navigator.language, w: innerWidth, touch: navigator.maxTouchPoints, " +
+            "tz: Intl.DateTimeFormat().resolvedOptions().timeZone })"
+        })
+      )) as { ua: string; lang: string; w: number; touch: number; tz: string }
+    const own = await read()
+    expect(own.ua).not.toContain("iPhone")
+
+    const emulate = async (args: Record<string, unknown>) => {
+      const r = await session.call("browser_emulate", args)
+      expect(r.isError, textOf(r)).toBeFalsy()
+      return textOf(r)
+    }
+    await emulate({ device: "iPhone 13" })
+    await emulate({ locale: "fr-FR" })
+    await emulate({ timezone: own.tz === "Asia/Tokyo" ? "Europe/Paris" : "Asia/Tokyo" })
+    const emulated = await read()
+    expect(emulated.ua).toContain("iPhone")
+    expect(emulated.lang).toBe("fr-FR")
+    expect(emulated.touch).toBeGreaterThan(0)
+    expect(emulated.tz).not.toBe(own.tz)
+
+    // The device goes; the locale stays, on the browser's own user agent.
+    expect(await emulate({ device: "none" })).toContain("device: none")
+    const noDevice = await read()
+    expect([noDevice.ua, noDevice.w, noDevice.touch, noDevice.lang]).toEqual([own.ua, own.w, own.touch, "fr-FR"])
+
+    expect(await emulate({ locale: "none" })).toContain("the browser's own")
+    expect(await emulate({ timezone: "NONE" })).toContain("the browser's own")
+    expect(await read()).toEqual(own)
+    // And after a navigation, nothing comes back.
+    expect((await session.call("browser_navigate", { url: pages.url("/form") })).isError).toBeFalsy()
+    expect(await read()).toEqual(own)
+  })
+
   it("waits for a text, a time, a text to go; says what it waited for, or that it timed out", async () => {
     expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
     expect(textOf(await session.call("browser_wait_for", { text: "Other page" }))).toBe("Waited for \"Other page\" to show")

@@ -17,6 +17,7 @@ import {
   type DeviceInfo,
   findDevice,
   type Geolocation,
+  isNone,
   originOf
 } from "./emulationInput.js"
 import { makeEmulationSettings, type ProfileSettings, type TabSettings, without } from "./EmulationSettings.js"
@@ -326,34 +327,62 @@ const makeEmulation = Effect.gen(function*() {
 
   const timezone = (page: Page, zone: string) =>
     Effect.gen(function*() {
-      const z = yield* checkTimezone(zone)
       const send = sendOn(page)
+      if (isNone(zone)) {
+        yield* send("clear timezone", "Emulation.setTimezoneOverride", { timezoneId: "" })
+        return applied<string | null>("tab", null, keepTab(page, { ...tabSettings(page), timezone: undefined }))
+      }
+      const z = yield* checkTimezone(zone)
       // An override from this session is replaced by resetting it first (Chromium refuses a second one).
       yield* Effect.ignore(send("set timezone", "Emulation.setTimezoneOverride", { timezoneId: "" }))
       yield* send("set timezone", "Emulation.setTimezoneOverride", { timezoneId: z })
-      return applied("tab", z, keepTab(page, { ...tabSettings(page), timezone: z }))
+      return applied<string | null>("tab", z, keepTab(page, { ...tabSettings(page), timezone: z }))
     })
+
+  /** The tab's own user agent: none over it (an empty one ends the override), or a device's again. */
+  const ownUserAgent = (send: Send, next: TabSettings, what: string) =>
+    next.userAgent !== undefined ? sendUserAgent(send, next, what) : send(what, "Emulation.setUserAgentOverride", { userAgent: "" })
 
   const locale = (page: Page, tag: string) =>
     Effect.gen(function*() {
-      const l = yield* checkLocale(tag)
       const send = sendOn(page)
+      const before = tabSettings(page)
+      if (isNone(tag)) {
+        yield* send("clear locale", "Emulation.setLocaleOverride", {})
+        // The user agent carried the language; a device's stays (without it), the tab's own needs no override.
+        const next: TabSettings = { ...before, locale: undefined, userAgent: before.mobile !== undefined ? before.userAgent : undefined }
+        yield* ownUserAgent(send, next, "clear locale")
+        return applied<string | null>("tab", null, keepTab(page, next))
+      }
+      const l = yield* checkLocale(tag)
       yield* Effect.ignore(send("set locale", "Emulation.setLocaleOverride", {}))
       yield* send("set locale", "Emulation.setLocaleOverride", { locale: l })
-      const before = tabSettings(page)
       const userAgent = before.userAgent ??
         (yield* pageCall("set locale", () => page.evaluate("navigator.userAgent") as Promise<string>))
       const next: TabSettings = { ...before, locale: l, userAgent }
       yield* sendUserAgent(send, next, "set locale")
-      return applied("tab", l, keepTab(page, next))
+      return applied<string | null>("tab", l, keepTab(page, next))
     })
 
   const device = (page: Page, name: string) =>
     Effect.gen(function*() {
-      const d = yield* findDevice(name)
       const send = sendOn(page)
+      const before = tabSettings(page)
+      if (isNone(name)) {
+        // The browser's own size, scale, input and user agent (with the emulated locale's language, if one is set).
+        yield* send("clear device", "Emulation.clearDeviceMetricsOverride")
+        yield* send("clear device", "Emulation.setTouchEmulationEnabled", { enabled: false })
+        yield* send("clear device", "Emulation.setUserAgentOverride", { userAgent: "" })
+        const userAgent = before.locale !== undefined
+          ? yield* pageCall("clear device", () => page.evaluate("navigator.userAgent") as Promise<string>)
+          : undefined
+        const next: TabSettings = { ...before, userAgent, scale: undefined, mobile: undefined, touch: undefined, size: undefined }
+        if (userAgent !== undefined) yield* sendUserAgent(send, next, "clear device")
+        return applied<DeviceInfo | null>("tab", null, keepTab(page, next))
+      }
+      const d = yield* findDevice(name)
       const next: TabSettings = {
-        ...tabSettings(page),
+        ...before,
         userAgent: d.userAgent,
         scale: d.deviceScaleFactor,
         mobile: d.isMobile,
@@ -363,7 +392,7 @@ const makeEmulation = Effect.gen(function*() {
       yield* sendUserAgent(send, next, "set device")
       yield* sendMetrics(send, next, "set device")
       yield* sendTouch(send, next, "set device")
-      return applied<DeviceInfo>("tab", d, keepTab(page, next))
+      return applied<DeviceInfo | null>("tab", d, keepTab(page, next))
     })
 
   const viewport = (page: Page, width: number, height: number) =>

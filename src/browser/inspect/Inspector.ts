@@ -289,12 +289,16 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       media: (p: string | undefined, r: Tab & { media: string }) =>
         emulate(p, r.targetId, (page) => emulation.media(page, r.media), (a) => `prefers-color-scheme ${r.media} (${scope(a.scope)})`),
       timezone: (p: string | undefined, r: Tab & { timezone: string }) =>
-        emulate(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) => `time zone ${r.timezone} (${scope(a.scope)})`),
+        emulate(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) =>
+          `time zone ${a.value ?? "the browser's own (emulation removed)"} (${scope(a.scope)})`),
       locale: (p: string | undefined, r: Tab & { locale: string }) =>
-        emulate(p, r.targetId, (page) => emulation.locale(page, r.locale), (a) => `locale ${r.locale} (${scope(a.scope)})`),
+        emulate(p, r.targetId, (page) => emulation.locale(page, r.locale), (a) =>
+          `locale ${a.value ?? "the browser's own (emulation removed)"} (${scope(a.scope)})`),
       device: (p: string | undefined, r: Tab & { name: string }) =>
         emulate(p, r.targetId, (page) => emulation.device(page, r.name), (a) =>
-          `device ${a.value.name}: ${a.value.viewport.width}x${a.value.viewport.height} (${scope(a.scope)})`),
+          a.value === null
+            ? `device: none, the browser's own size, input and user agent (${scope(a.scope)})`
+            : `device ${a.value.name}: ${a.value.viewport.width}x${a.value.viewport.height} (${scope(a.scope)})`),
       viewport: (p: string | undefined, r: Tab & { width: number; height: number }) =>
         emulate(p, r.targetId, (page) => emulation.viewport(page, r.width, r.height), (a) =>
           `viewport ${r.width}x${r.height} (${scope(a.scope)})`)

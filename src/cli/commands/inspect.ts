@@ -402,19 +402,19 @@ const setMedia = Command.make(
   (args) => callControl(args, (c, q) => c.state.media({ urlParams: q, payload: { media: args.media, ...withTarget(args.targetId) } }), done)
 ).pipe(Command.withDescription("emulate prefers-color-scheme (none removes the emulation)"))
 
-const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }).pipe(Args.withDescription("an IANA time zone id")) }, (args) =>
+const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }).pipe(Args.withDescription("an IANA time zone id, or none")) }, (args) =>
   callControl(args, (c, q) => c.state.timezone({ urlParams: q, payload: { timezone: args.timezone, ...withTarget(args.targetId) } }), done)).pipe(
-    Command.withDescription("emulate an IANA time zone, e.g. Europe/Paris")
+    Command.withDescription("emulate an IANA time zone, e.g. Europe/Paris (none removes the emulation)")
   )
 
-const setLocale = Command.make("locale", { ...tabOptions, locale: Args.text({ name: "locale" }).pipe(Args.withDescription("a BCP 47 language tag")) }, (args) =>
+const setLocale = Command.make("locale", { ...tabOptions, locale: Args.text({ name: "locale" }).pipe(Args.withDescription("a BCP 47 language tag, or none")) }, (args) =>
   callControl(args, (c, q) => c.state.locale({ urlParams: q, payload: { locale: args.locale, ...withTarget(args.targetId) } }), done)).pipe(
-    Command.withDescription("emulate a locale, e.g. fr-FR")
+    Command.withDescription("emulate a locale, e.g. fr-FR (none removes the emulation)")
   )
 
-const setDevice = Command.make("device", { ...tabOptions, name: Args.text({ name: "name" }).pipe(Args.withDescription("a device name of the automation library")) }, (args) =>
+const setDevice = Command.make("device", { ...tabOptions, name: Args.text({ name: "name" }).pipe(Args.withDescription("a device name of the automation library, or none")) }, (args) =>
   callControl(args, (c, q) => c.state.device({ urlParams: q, payload: { name: args.name, ...withTarget(args.targetId) } }), done)).pipe(
-    Command.withDescription("emulate one of the library's devices, e.g. \"iPhone 15\"")
+    Command.withDescription("emulate one of the library's devices, e.g. \"iPhone 15\" (none: the browser's own size, input and user agent)")
   )
 
 const setViewport = Command.make(
