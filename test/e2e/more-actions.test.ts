@@ -1,3 +1,5 @@
+import * as http from "node:http"
+import type * as net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
@@ -73,6 +75,28 @@ describe("back, forward, reload, text, value, type --focused, click --at, evalua
     const loadsBefore = await evaluate("() => window.loads")
     expect(await ok("reload")).toBe(`reloaded ${pages.url("/first")} (HTTP 200): First page`)
     expect(await evaluate("() => window.loads")).toBe(loadsBefore + 1)
+  })
+
+  it("back to a page that can no longer be loaded fails as a navigation there does, naming it", async () => {
+    // A page of a server that goes away: not kept in any cache, so going back must load it again.
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "cache-control": "no-store" }).end("<title>Soon gone</title>")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const gone = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/gone`
+    await ok("navigate", gone)
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+    await ok("navigate", pages.url("/second"))
+    const r = await gw.svc("browser", "back")
+    expect(r.code, r.stdout).not.toBe(0)
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(`^svc: back to ${gone.replace(/[.]/g, "\\.")}: the page could not be loaded: net::ERR_CONNECTION_REFUSED`)
+    )
+    // The tab is there all the same (on the browser's error page), and forward leads on.
+    expect(await ok("forward")).toMatch(/^went forward to .*\/second/)
   })
 
   it("back with no earlier page says so in one line and fails", async () => {

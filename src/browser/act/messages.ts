@@ -67,6 +67,7 @@ export const subject = (action: ActionName, ref: string | undefined, ctx: Descri
     : ` ${ref}${ctx.description !== undefined && ctx.description !== "" && ctx.description !== ref ? ` (${ctx.description})` : ""}`
   if (action === "drag") return ctx.part === "end" ? `drag onto${what}` : `drag from${what}`
   if (action === "navigate" && ctx.url !== undefined) return `navigate ${ctx.url}`
+  if ((action === "back" || action === "forward") && ctx.url !== undefined) return `${action} to ${ctx.url}`
   if (action === "press" && ctx.key !== undefined) return `press ${JSON.stringify(ctx.key)}`
   return `${action}${what}`
 }

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { CDPSession, Page, Response } from "playwright-core"
+import type { CDPSession, Page, Request, Response } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { bounded, call, run } from "./budgets.js"
 import type { ActionTarget } from "./target.js"
@@ -145,23 +145,31 @@ const historyEntry = async (page: Page, action: "back" | "forward") => {
  * Goes to a history entry and resolves once its document is there (committed, or restored from the
  * back/forward cache), with the response of its load when there was one.
  */
-const goToEntry = async (page: Page, entryId: number, timeout: number): Promise<Response | null> => {
+const goToEntry = async (page: Page, entryId: number, url: string, timeout: number): Promise<Response | null> => {
   const main = page.mainFrame()
   let response: Response | null = null
+  let failure: string | undefined
   const onResponse = (r: Response) => {
     if (r.frame() === main && r.request().isNavigationRequest()) response = r
   }
+  const onFailed = (r: Request) => {
+    if (r.frame() === main && r.isNavigationRequest()) failure = r.failure()?.errorText
+  }
   page.on("response", onResponse)
+  page.on("requestfailed", onFailed)
   try {
     const navigated = page.waitForEvent("framenavigated", { predicate: (f) => f === main, timeout })
     navigated.catch(() => undefined)
     await withHistorySession(page, (session) => session.send("Page.navigateToHistoryEntry", { entryId }))
     await navigated
+    // The entry's page could not be loaded again: the tab shows the browser's error page, as a navigate there would.
+    if (failure !== undefined && page.url().startsWith("chrome-error:")) throw new Error(`${failure} at ${url}`)
     // No response: the page came back from the back/forward cache, whole, and fires no load events.
     if (response !== null) await page.waitForLoadState("domcontentloaded", { timeout })
     return response
   } finally {
     page.off("response", onResponse)
+    page.off("requestfailed", onFailed)
   }
 }
 
@@ -188,7 +196,7 @@ export const makeMoreActions = () => {
             })
           }
           const to = entry.to
-          response = yield* steps.once((timeout) => goToEntry(page, to.id, timeout), { context: { url: to.url } })
+          response = yield* steps.once((timeout) => goToEntry(page, to.id, to.url, timeout), { context: { url: to.url } })
         }
         if (response !== null) {
           const grace = Math.min(LOAD_GRACE_MS, yield* steps.remaining)
