@@ -10,12 +10,15 @@ export const consoleMessages = defineTool({
   description: "What the current tab logged to its console since the gateway attached (at most 500 kept), with its " +
     "uncaught errors among them as DevTools shows them (browser_errors has them alone, with the dialogs nobody answered).",
   input: Schema.Struct({
-    level: optionalField(Schema.Literal("debug", "log", "info", "warning", "error"), "only messages of this level and above")
+    level: optionalField(
+      Schema.Literal("debug", "log", "info", "warning", "error"),
+      "only messages of this level and above; default info (debug messages and the browser's verbose hints left out, as DevTools does)"
+    )
   }),
   readOnly: true,
   run: (input, env) =>
     Effect.all([
-      env.client.observe.console({ urlParams: { ...env.query, ...input } }),
+      env.client.observe.console({ urlParams: { ...env.query, level: input.level ?? "info" } }),
       env.client.observe.errors({ urlParams: env.query })
     ], { concurrency: 2 }).pipe(
       Effect.map(([logged, thrown]) => {

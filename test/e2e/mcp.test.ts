@@ -31,6 +31,7 @@ const logs = `<!doctype html>
 <title>Logs</title>
 <script>
 console.log("hello from line 4")
+console.debug("a debug detail")
 setTimeout(() => { console.warn("after the throw") }, 20)
 throw new Error("boom in the page")
 </script>`
@@ -383,6 +384,9 @@ describe("svc mcp with no gateway running", () => {
     expect(at("hello from line 4")).toBeLessThan(at("boom in the page"))
     expect(at("boom in the page")).toBeLessThan(at("after the throw"))
     expect(textOf(await session.call("browser_console_messages", { level: "error" }))).toContain("Uncaught Error: boom in the page")
+    // Debug messages only when asked for, as DevTools and Playwright MCP show them.
+    expect(at("a debug detail")).toBe(-1)
+    expect(textOf(await session.call("browser_console_messages", { level: "debug" }))).toContain("[debug] a debug detail")
   })
 
   it("reads cookies and local storage without being told to get", async () => {

@@ -46,6 +46,8 @@ const LEVEL_RANK: Record<ConsoleLevel, number> = { debug: 0, info: 1, warning: 2
 export const levelOf = (type: string): ConsoleLevel => {
   switch (type) {
     case "debug":
+    // Chromium's own hints (`[DOM] Input elements should have autocomplete attributes`), hidden by DevTools by default.
+    case "verbose":
       return "debug"
     case "warning":
     case "warn":

@@ -52,6 +52,7 @@ describe("Ring", () => {
 describe("console levels", () => {
   it("maps console methods to levels", () => {
     expect(levelOf("debug")).toBe("debug")
+    expect(levelOf("verbose")).toBe("debug")
     expect(levelOf("log")).toBe("info")
     expect(levelOf("info")).toBe("info")
     expect(levelOf("table")).toBe("info")
