@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
+import { waitedFor } from "../client/waited.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
@@ -300,25 +301,11 @@ export const waitFor = defineTool({
         ...(ref !== undefined ? { ref } : {}),
         ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {})
       },
-      waitedLine(input, ref)
+      `Waited for ${waitedFor({ ...input, timeMs: input.time !== undefined ? Math.round(input.time * 1000) : undefined, selector: ref })}`
     )
   }
 })
 
-/** What browser_wait_for waited for, as it was asked. */
-const waitedLine = (
-  input: { readonly time?: number | undefined; readonly text?: string | undefined; readonly textGone?: string | undefined; readonly url?: string | undefined },
-  ref: string | undefined
-): string => {
-  const what = [
-    ...(input.time !== undefined ? [`${input.time} s`] : []),
-    ...(input.text !== undefined ? [`${JSON.stringify(input.text)} to show`] : []),
-    ...(input.textGone !== undefined ? [`${JSON.stringify(input.textGone)} to go`] : []),
-    ...(input.url !== undefined ? [`the URL to match ${JSON.stringify(input.url)}`] : []),
-    ...(ref !== undefined ? [`[ref=${ref}] to show`] : [])
-  ]
-  return `Waited for ${what.join(" and ")}`
-}
 
 export const takeScreenshot = defineTool({
   name: "browser_take_screenshot",

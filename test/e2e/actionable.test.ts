@@ -129,6 +129,7 @@ describe("actions wait for their element; runaway scripts are stopped", () => {
     await evaluate("() => arm(1500)")
     const r = await gw.svc("browser", "wait", go, "--enabled")
     expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.trim()).toMatch(new RegExp(`^waited for \\[ref=${go}\\] to show and be enabled \\(http`))
     expect(await evaluate("() => document.getElementById('go').disabled")).toBe(false)
     expect(r.ms).toBeGreaterThan(700)
 
@@ -139,6 +140,7 @@ describe("actions wait for their element; runaway scripts are stopped", () => {
     await evaluate("() => arm(1000)")
     const css = await gw.svc("browser", "wait", "#go", "--enabled")
     expect(css.code, css.stderr).toBe(0)
+    expect(css.stdout.trim()).toMatch(/^waited for #go to show and be enabled \(http/)
     expect(await evaluate("() => document.getElementById('go').disabled")).toBe(false)
 
     const alone = await gw.svc("browser", "wait", "--enabled")

@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
+import { waitedFor } from "../../client/waited.js"
 import { navigationLines, withEffects } from "./actEffects.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
 
@@ -354,22 +355,19 @@ const wait = Command.make(
   },
   (args) => {
     const o = <A>(name: string, v: Option.Option<A>) => Option.match(v, { onNone: () => ({}), onSome: (x) => ({ [name]: x }) })
-    return act(
-      args,
-      {
-        kind: "wait",
-        ...o("selector", args.selector),
-        ...(args.enabled ? { enabled: true } : {}),
-        ...o("text", args.text),
-        ...o("textGone", args.textGone),
-        ...o("url", args.url),
-        ...o("load", args.load),
-        ...o("fn", args.fn),
-        ...o("timeMs", args.time),
-        ...o("timeoutMs", args.timeout)
-      } as ActRequest,
-      done("waited")
-    )
+    const request = {
+      kind: "wait" as const,
+      ...o("selector", args.selector),
+      ...(args.enabled ? { enabled: true } : {}),
+      ...o("text", args.text),
+      ...o("textGone", args.textGone),
+      ...o("url", args.url),
+      ...o("load", args.load),
+      ...o("fn", args.fn),
+      ...o("timeMs", args.time),
+      ...o("timeoutMs", args.timeout)
+    }
+    return act(args, request as ActRequest, done(`waited for ${waitedFor(request) || "nothing"}`))
   }
 ).pipe(Command.withDescription("wait for an element (ref or selector), text, URL, load state, JS predicate or time"))
 
