@@ -67,10 +67,9 @@ const LibraryReadyWithBrowser = Layer.scopedDiscard(
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
   Layer.mergeAll(Automate.Default, Inspector.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
     Layer.provideMerge(SideEffects.Default),
-    Layer.provideMerge(HeldChoosers.Default),
+    Layer.provideMerge(Layer.merge(HeldChoosers.Default, Capture.Default)),
     Layer.provideMerge(
       Layer.mergeAll(
-        Capture.Default,
         Refs.Default,
         Snapshots.Default,
         Actions.Default,

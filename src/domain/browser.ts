@@ -200,7 +200,9 @@ export const ScreenshotRequest = Schema.Struct({
   targetId: Schema.optional(TargetId),
   fullPage: Schema.optional(Schema.Boolean),
   /** A snapshot ref: screenshot just that element (needs the automation library). */
-  ref: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+  ref: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** Save it as this file in the downloads root (never over an existing one); else under a new name in media. */
+  filename: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 })
 
 export const ScreenshotResult = Schema.Struct({
@@ -458,7 +460,11 @@ export type ActResult = typeof ActResult.Type
 export const HighlightRequest = Schema.Struct({ ...tab, ref: Ref })
 export const HighlightResult = Schema.Struct({ targetId: Schema.String, ref: Schema.String, description: Schema.String })
 
-export const PdfRequest = Schema.Struct({ ...tab })
+export const PdfRequest = Schema.Struct({
+  ...tab,
+  /** Save it as this file in the downloads root (never over an existing one); else under a new name in media. */
+  filename: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+})
 export const PdfResult = Schema.Struct({ path: Schema.String, targetId: Schema.String, bytes: Schema.Number })
 
 // ---- inspection, files and browser state ----

@@ -118,7 +118,10 @@ export const BrowserToolParams = Schema.Struct({
   paths: opt(Schema.Array(Schema.String), "upload: the files (in the uploads root)"),
   accept: opt(Schema.Boolean, "dialog: accept (true) or dismiss (false) the next dialog"),
   promptText: opt(Schema.String, "dialog: the text for a prompt"),
-  filename: opt(Schema.String, "download, waitfordownload: the file name to save as"),
+  filename: opt(
+    Schema.String,
+    "download, waitfordownload: the file name to save as; screenshot, pdf: save as this file in the downloads root"
+  ),
   timeoutMs: opt(Schema.Int, "waitfordownload: how long to wait, in milliseconds"),
   name: opt(Schema.String, "cookies: the cookie to set; emulate: a device name (none: stop emulating one)"),
   value: opt(Schema.String, "cookies, storage: the value to set"),

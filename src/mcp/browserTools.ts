@@ -314,7 +314,11 @@ export const takeScreenshot = defineTool({
     "browser_snapshot is better.",
   input: Schema.Struct({
     fullPage: optionalField(Schema.Boolean, "the whole scrollable page"),
-    ...refFields
+    ...refFields,
+    filename: optionalField(
+      Schema.String.pipe(Schema.minLength(1)),
+      "save it as this file in svc's downloads root (never over an existing file); else it gets a new name"
+    )
   }),
   readOnly: true,
   run: (input, env) =>
@@ -322,7 +326,11 @@ export const takeScreenshot = defineTool({
       const ref = input.ref ?? input.target
       const r = yield* env.client.inspect.screenshot({
         urlParams: env.query,
-        payload: { ...(input.fullPage === true ? { fullPage: true } : {}), ...(ref !== undefined ? { ref } : {}) }
+        payload: {
+          ...(input.fullPage === true ? { fullPage: true } : {}),
+          ...(ref !== undefined ? { ref } : {}),
+          ...(input.filename !== undefined ? { filename: input.filename } : {})
+        }
       })
       const data = yield* env.readFile(r.path)
       const what = ref !== undefined ? elementName(ref, input.element) : input.fullPage === true ? "the whole page" : "the viewport"
@@ -337,10 +345,15 @@ export const pdfSave = defineTool({
   name: "browser_pdf_save",
   title: "Save as PDF",
   description: "Save the current tab as a PDF; answers its path.",
-  input: Schema.Struct({}),
+  input: Schema.Struct({
+    filename: optionalField(
+      Schema.String.pipe(Schema.minLength(1)),
+      "save it as this file in svc's downloads root (never over an existing file); else it gets a new name"
+    )
+  }),
   readOnly: true,
-  run: (_, env) =>
-    env.client.inspect.pdf({ urlParams: env.query, payload: {} }).pipe(
+  run: (input, env) =>
+    env.client.inspect.pdf({ urlParams: env.query, payload: input.filename !== undefined ? { filename: input.filename } : {} }).pipe(
       Effect.map((r) => `Saved the page as a PDF: ${r.path} (${r.bytes} bytes)`)
     )
 })

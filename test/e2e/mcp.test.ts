@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { chooseBase } from "../../src/browser/inspect/SafePaths.js"
@@ -208,6 +209,26 @@ describe("svc mcp with no gateway running", () => {
     expect(width).toBeGreaterThan(100)
     expect(height).toBeGreaterThan(100)
     expect(textOf(shot)).toContain(`${width}×${height}`)
+  })
+
+  it("saves a screenshot and a PDF under the names given (Playwright MCP's filename)", async () => {
+    const tag = crypto.randomBytes(4).toString("hex")
+    const shot = await session.call("browser_take_screenshot", { filename: `mcp-${tag}.png` })
+    expect(shot.isError, textOf(shot)).toBeFalsy()
+    const saved = /saved to (\S+)$/.exec(textOf(shot))![1]!
+    try {
+      expect(path.basename(saved)).toBe(`mcp-${tag}.png`)
+      const image = shot.content.find((c) => c.type === "image")!
+      expect(fs.readFileSync(saved).equals(Buffer.from(image.data!, "base64"))).toBe(true)
+      const pdf = textOf(await session.call("browser_pdf_save", { filename: `mcp-${tag}.pdf` }))
+      expect(pdf).toContain(path.join(path.dirname(saved), `mcp-${tag}.pdf`))
+      expect(fs.readFileSync(path.join(path.dirname(saved), `mcp-${tag}.pdf`)).subarray(0, 4).toString()).toBe("%PDF")
+      const taken = await session.call("browser_take_screenshot", { filename: `mcp-${tag}.png` })
+      expect(taken.isError).toBe(true)
+      expect(textOf(taken)).toContain("already exists and is never overwritten")
+    } finally {
+      for (const ext of ["png", "pdf"]) fs.rmSync(path.join(path.dirname(saved), `mcp-${tag}.${ext}`), { force: true })
+    }
   })
 
   it("refuses a stale ref at once, saying to take a new snapshot", async () => {

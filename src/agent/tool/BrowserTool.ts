@@ -189,7 +189,12 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
           return Effect.gen(function*() {
             const shot = yield* client.inspect.screenshot({
               urlParams: q,
-              payload: { ...tab, ...(p.fullPage !== undefined ? { fullPage: p.fullPage } : {}), ...(p.ref !== undefined ? { ref: p.ref } : {}) }
+              payload: {
+                ...tab,
+                ...(p.fullPage !== undefined ? { fullPage: p.fullPage } : {}),
+                ...(p.ref !== undefined ? { ref: p.ref } : {}),
+                ...(p.filename !== undefined ? { filename: p.filename } : {})
+              }
             })
             const png = yield* readFile(shot.path)
             return {
@@ -224,7 +229,7 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
             (r) => textResult(jsonText(r))
           )
         case "pdf":
-          return Effect.map(client.inspect.pdf({ urlParams: q, payload: tab }), (r) => textResult(`PDF of tab ${r.targetId} saved at ${r.path} (${r.bytes} bytes)`))
+          return Effect.map(client.inspect.pdf({ urlParams: q, payload: { ...tab, ...(p.filename !== undefined ? { filename: p.filename } : {}) } }), (r) => textResult(`PDF of tab ${r.targetId} saved at ${r.path} (${r.bytes} bytes)`))
         case "upload":
           return Effect.map(
             client.files.fileChooser({

@@ -11,6 +11,7 @@ import type { Page } from "playwright-core"
 import { isUncheckedFailure } from "./messages.js"
 import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
+import { Files } from "../inspect/Files.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { readAheadAfterNavigation } from "../snapshot/warmUp.js"
@@ -53,6 +54,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const snapshots = yield* Snapshots
     const actions = yield* Actions
     const sideEffects = yield* SideEffects
+    const files = yield* Files
     const mediaDir = browserMediaDir(store.paths.mediaDir)
 
     const writeMedia = (prefix: string, ext: string, bytes: Uint8Array) => writeMediaFile(mediaDir, prefix, ext, bytes)
@@ -441,8 +443,17 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
-    const elementScreenshot = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined }) =>
+    /** Where a file the agent named goes (Files.newFile), checked before the work; undefined: media, named anew. */
+    const destOf = (filename: string | undefined) => filename !== undefined ? files.newFile(filename) : Effect.succeed(undefined)
+    const keep = (dest: string | undefined, prefix: string, ext: string, bytes: Uint8Array) =>
+      dest !== undefined ? files.placeFile(dest, bytes) : writeMedia(prefix, ext, bytes)
+
+    const elementScreenshot = (
+      profileName: string | undefined,
+      request: { ref: string; targetId?: string | undefined; filename?: string | undefined }
+    ) =>
       Effect.gen(function*() {
+        const dest = yield* destOf(request.filename)
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const shot = yield* Effect.gen(function*() {
           const resolved = yield* refs.resolve(tab, page, request.ref)
@@ -450,28 +461,29 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           yield* refs.settle(tab)
           return shot
         }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
-        const file = yield* writeMedia("element", "png", shot.png)
+        const file = yield* keep(dest, "element", "png", shot.png)
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })
 
     /** A PNG of the tab (over CDP, works without the automation library), or of one element by its ref. */
     const screenshot = (
       profileName: string | undefined,
-      request: { targetId?: string | undefined; fullPage?: boolean | undefined; ref?: string | undefined }
+      request: { targetId?: string | undefined; fullPage?: boolean | undefined; ref?: string | undefined; filename?: string | undefined }
     ) =>
       request.ref !== undefined
-        ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId })
+        ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId, filename: request.filename })
         : whenCdpTabFree(
           profileName,
           request.targetId,
-          capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage })
+          capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage, filename: request.filename })
         )
 
-    const pdf = (profileName: string | undefined, request: { targetId?: string | undefined }) =>
+    const pdf = (profileName: string | undefined, request: { targetId?: string | undefined; filename?: string | undefined }) =>
       Effect.gen(function*() {
+        const dest = yield* destOf(request.filename)
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const bytes = yield* turns.lookingIn(tab)(actions.pdf(page)).pipe(dialogs.refusedIfHeld(tab))
-        const file = yield* writeMedia("page", "pdf", bytes)
+        const file = yield* keep(dest, "page", "pdf", bytes)
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })
 

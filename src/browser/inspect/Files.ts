@@ -145,38 +145,24 @@ const placeInFolder = async (tmp: string, dest: string, root: string): Promise<"
   }
 }
 
+const internal = (what: string) => (e: unknown) =>
+  new InternalError({ message: `saving a file: ${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
+
 /**
- * Saves a started download to `dest` (confined already): written first into a private folder of the root,
- * owner-only, then linked into place (placeInFolder), never over an existing file.
+ * Puts a new file at `dest` (confined already), whole or not at all: `fill` writes it first into a private
+ * folder of the root, owner-only; it is then linked into place (placeInFolder), never over an existing file.
+ * Answers its size.
  */
-const save = (download: Download, dest: string, root: string) =>
+const placeNew = <E>(dest: string, root: string, fill: (tmp: string) => Effect.Effect<void, E>) =>
   Effect.gen(function*() {
     const dir = path.dirname(dest)
-    const internal = (what: string) => (e: unknown) =>
-      new InternalError({ message: `download: ${what}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     yield* Effect.tryPromise({ try: () => fs.mkdir(dir, { recursive: true, mode: 0o700 }), catch: internal(`cannot create ${dir}`) })
     const stage = yield* Effect.tryPromise({
       try: () => fs.mkdtemp(path.join(root, ".saving-")),
       catch: internal(`cannot create a folder to save into in ${root}`)
     })
-    const tmp = path.join(stage, "download.part")
-    const saved = yield* Effect.tryPromise({
-      try: () => download.saveAs(tmp),
-      catch: (e): FilesError => {
-        const f = classifyPlaywrightError(e)
-        return f.kind === "closed"
-          ? new BrowserUnavailable({ message: "download: the browser went away before the download finished" })
-          : new Conflict({ message: `the download from ${download.url()} failed: ${f.detail}` })
-      }
-    }).pipe(
-      Effect.timeoutFail({
-        duration: DEFAULT_DOWNLOAD_SAVE_MS,
-        onTimeout: () =>
-          new Conflict({
-            message: `the download from ${download.url()} did not finish within ${formatDuration(DEFAULT_DOWNLOAD_SAVE_MS)}; it was cancelled`
-          })
-      }),
-      Effect.tapError(() => Effect.promise(() => download.cancel().catch(() => undefined))),
+    const tmp = path.join(stage, "file.part")
+    const placed = yield* fill(tmp).pipe(
       Effect.flatMap(() =>
         Effect.tryPromise({
           try: async () => {
@@ -186,14 +172,38 @@ const save = (download: Download, dest: string, root: string) =>
           catch: internal(`cannot move the file into place at ${dest}`)
         })
       ),
-      Effect.ensuring(Effect.promise(() => fs.rm(stage, { recursive: true, force: true }).catch(() => undefined))),
-      Effect.ensuring(Effect.promise(() => download.delete().catch(() => undefined)))
+      Effect.ensuring(Effect.promise(() => fs.rm(stage, { recursive: true, force: true }).catch(() => undefined)))
     )
-    if (saved === "taken") return yield* taken(dest)
+    if (placed === "taken") return yield* taken(dest)
+    return placed
+  })
+
+/** Saves a started download to `dest` (confined already), as placeNew puts any file. */
+const save = (download: Download, dest: string, root: string) =>
+  Effect.gen(function*() {
+    const bytes = yield* placeNew(dest, root, (tmp) =>
+      Effect.tryPromise({
+        try: () => download.saveAs(tmp),
+        catch: (e): FilesError => {
+          const f = classifyPlaywrightError(e)
+          return f.kind === "closed"
+            ? new BrowserUnavailable({ message: "download: the browser went away before the download finished" })
+            : new Conflict({ message: `the download from ${download.url()} failed: ${f.detail}` })
+        }
+      }).pipe(
+        Effect.timeoutFail({
+          duration: DEFAULT_DOWNLOAD_SAVE_MS,
+          onTimeout: () =>
+            new Conflict({
+              message: `the download from ${download.url()} did not finish within ${formatDuration(DEFAULT_DOWNLOAD_SAVE_MS)}; it was cancelled`
+            })
+        }),
+        Effect.tapError(() => Effect.promise(() => download.cancel().catch(() => undefined)))
+      )).pipe(Effect.ensuring(Effect.promise(() => download.delete().catch(() => undefined))))
     const result: DownloadResult = {
       path: dest,
       suggestedFilename: download.suggestedFilename(),
-      bytes: saved,
+      bytes,
       url: download.url()
     }
     return result
@@ -286,6 +296,21 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
         return yield* save(got, dest, (yield* safe.roots).downloads)
       }).pipe(Effect.withSpan("Files.waitForDownload"))
 
+    /**
+     * Where a file the agent names (a screenshot, a PDF) goes: `filename` in the downloads root, refused when it
+     * leads outside it or is taken. Checked before the work that makes the file; placeFile puts it there.
+     */
+    const newFile = (filename: string) => Effect.tap(safe.download(filename), notTaken)
+
+    /** Puts `bytes` at `dest` (from newFile), whole or not at all, never over a file that appeared since. */
+    const placeFile = (dest: string, bytes: Uint8Array) =>
+      Effect.gen(function*() {
+        const root = (yield* safe.roots).downloads
+        yield* placeNew(dest, root, (tmp) =>
+          Effect.tryPromise({ try: () => fs.writeFile(tmp, bytes, { mode: 0o600, flag: "wx" }), catch: internal(`cannot write ${tmp}`) }))
+        return dest
+      })
+
     /** Whether a download request is waiting for the tab's next download (it saves it, nobody else). */
     const isAwaited = (page: Page) => Effect.sync(() => waiting.has(page))
 
@@ -367,7 +392,9 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       confineAll,
       armFileChooser,
       setInputFiles,
-      isArmed
+      isArmed,
+      newFile,
+      placeFile
     } as const
   }),
   dependencies: [SafePaths.Default]

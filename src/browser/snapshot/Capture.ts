@@ -3,6 +3,7 @@ import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ScreenshotResult, SnapshotResult } from "../../domain/browser.js"
 import { timed } from "../../platform/serverTiming.js"
 import { Cdp } from "../cdp/Cdp.js"
+import { Files } from "../inspect/Files.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
@@ -18,6 +19,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const cdp = yield* Cdp
     const sessions = yield* PlaywrightSessions
     const turns = yield* TabTurns
+    const files = yield* Files
     const screenshotDir = browserMediaDir(store.paths.mediaDir)
 
     const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
@@ -37,16 +39,27 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
         } satisfies SnapshotResult
       })
 
-    /** Capture a PNG and write it under `<state dir>/media/browser/`, owner-only; the path is returned. */
-    const screenshot = (request: { profile?: string | undefined; targetId?: string | undefined; fullPage?: boolean | undefined }) =>
+    /**
+     * Capture a PNG and write it under `<state dir>/media/browser/`, owner-only, or as `filename` in the downloads
+     * root (Files.newFile); the path is returned.
+     */
+    const screenshot = (request: {
+      profile?: string | undefined
+      targetId?: string | undefined
+      fullPage?: boolean | undefined
+      filename?: string | undefined
+    }) =>
       Effect.gen(function*() {
+        const dest = request.filename !== undefined ? yield* files.newFile(request.filename) : undefined
         const { endpoint, profile, target } = yield* timed("tab")(tabs.resolveTarget(request.profile, request.targetId))
         const shot = yield* Effect.zipRight(
           // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
           timed("ready")(sessions.ready(profile.name, endpoint, target.targetId)),
           timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false }))
         ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
-        const file = yield* timed("write")(writeMediaFile(screenshotDir, "screenshot", "png", shot.png))
+        const file = yield* timed("write")(
+          dest !== undefined ? files.placeFile(dest, shot.png) : writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
+        )
         return {
           path: file,
           targetId: target.targetId,

@@ -125,12 +125,19 @@ const close = Command.make(
     )
 ).pipe(Command.withDescription("close the tab <targetId>"))
 
+/** The name a screenshot or PDF is saved as, in the downloads root (never over a file); else a new one in media. */
+const saveAs = Args.text({ name: "filename" }).pipe(
+  Args.withDescription("save it as this file in the downloads root (never over an existing file)"),
+  Args.optional
+)
+
 const screenshot = Command.make(
   "screenshot",
   {
     ...commonOptions,
     fullPage: Options.boolean("full-page").pipe(Options.withDescription("capture the whole scrollable page")),
     ref: Options.text("ref").pipe(Options.withDescription("capture just this element (a snapshot ref)"), Options.optional),
+    filename: saveAs,
     targetId: targetIdOption
   },
   (args) =>
@@ -139,11 +146,16 @@ const screenshot = Command.make(
       (c, q) =>
         c.inspect.screenshot({
           urlParams: q,
-          payload: { ...withTarget(args.targetId), fullPage: args.fullPage, ...optionalValue("ref", args.ref) }
+          payload: {
+            ...withTarget(args.targetId),
+            fullPage: args.fullPage,
+            ...optionalValue("ref", args.ref),
+            ...optionalValue("filename", args.filename)
+          }
         }),
       renderScreenshot
     )
-).pipe(Command.withDescription("save a PNG of the tab and print MEDIA:<path>"))
+).pipe(Command.withDescription("save a PNG of the tab (as [filename] in the downloads root, if given) and print MEDIA:<path>"))
 
 const optionalValue = <A>(name: string, value: Option.Option<A>) =>
   Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [name]: v }) })
@@ -208,9 +220,13 @@ const snapshot = Command.make(
     )
 ).pipe(Command.withDescription("print a snapshot of the tab (refs for click, type, ...)"))
 
-const pdf = Command.make("pdf", { ...commonOptions, targetId: targetIdOption }, (args) =>
-  callControl(args, (c, q) => c.inspect.pdf({ urlParams: q, payload: withTarget(args.targetId) }), (r) => `MEDIA:${r.path}`)
-).pipe(Command.withDescription("save the tab as a PDF and print MEDIA:<path>"))
+const pdf = Command.make("pdf", { ...commonOptions, filename: saveAs, targetId: targetIdOption }, (args) =>
+  callControl(
+    args,
+    (c, q) => c.inspect.pdf({ urlParams: q, payload: { ...withTarget(args.targetId), ...optionalValue("filename", args.filename) } }),
+    (r) => `MEDIA:${r.path}`
+  )
+).pipe(Command.withDescription("save the tab as a PDF (as [filename] in the downloads root, if given) and print MEDIA:<path>"))
 
 const profiles = Command.make("profiles", commonOptions, (args) =>
   callControl(args, (c, q) => c.browser.profiles({ urlParams: q }), (r) => renderProfiles(r.profiles))
