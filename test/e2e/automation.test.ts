@@ -195,7 +195,7 @@ describe("automation through the gateway", () => {
   it("saves a screenshot, an element's and a PDF under the names given, in the downloads root, never over a file", async () => {
     const del = refOf(await fresh(), /button "Delete"/)
     const tag = crypto.randomBytes(4).toString("hex")
-    const page = JSON.parse((await gw.svc("browser", "screenshot", `shots-${tag}/page.png`, "--json")).stdout)
+    const page = JSON.parse((await gw.svc("browser", "screenshot", "--filename", `shots-${tag}/page.png`, "--json")).stdout)
     const root = path.dirname(path.dirname(page.path))
     try {
       expect(page.path).toBe(path.join(root, `shots-${tag}`, "page.png"))
@@ -203,20 +203,20 @@ describe("automation through the gateway", () => {
       expect(fs.statSync(page.path).mode & 0o777).toBe(0o600)
       const before = fs.readFileSync(page.path)
 
-      const element = await gw.svc("browser", "screenshot", "--ref", del, `shots-${tag}/delete.png`)
+      const element = await gw.svc("browser", "screenshot", "--ref", del, "--filename", `shots-${tag}/delete.png`)
       expect(element.stdout.trim()).toBe(`MEDIA:${path.join(root, `shots-${tag}`, "delete.png")}`)
       expect(isPng(path.join(root, `shots-${tag}`, "delete.png"))!.height).toBeLessThan(100)
 
-      const pdf = await gw.svc("browser", "pdf", `shots-${tag}/page.pdf`)
+      const pdf = await gw.svc("browser", "pdf", "--filename", `shots-${tag}/page.pdf`)
       expect(pdf.stdout.trim()).toBe(`MEDIA:${path.join(root, `shots-${tag}`, "page.pdf")}`)
       expect(fs.readFileSync(path.join(root, `shots-${tag}`, "page.pdf")).subarray(0, 4).toString()).toBe("%PDF")
 
       // A taken name is refused in one line, the file left as it was; a name outside the root, before any work.
-      const again = await gw.svc("browser", "screenshot", "--full-page", `shots-${tag}/page.png`)
+      const again = await gw.svc("browser", "screenshot", "--full-page", "--filename", `shots-${tag}/page.png`)
       expect(again.code).toBe(1)
       expect(again.stderr.trim()).toBe(`svc: ${page.path} already exists and is never overwritten; give another file name, or remove the old file first`)
       expect(fs.readFileSync(page.path).equals(before)).toBe(true)
-      const outside = await gw.svc("browser", "pdf", "../escaped.pdf")
+      const outside = await gw.svc("browser", "pdf", "--filename", "../escaped.pdf")
       expect(outside.code).toBe(1)
       expect(outside.stderr).toContain(`leaves ${root}`)
       expect(fs.existsSync(path.join(root, "..", "escaped.pdf"))).toBe(false)

@@ -125,10 +125,13 @@ const close = Command.make(
     )
 ).pipe(Command.withDescription("close the tab <targetId>"))
 
-/** The name a screenshot or PDF is saved as, in the downloads root (never over a file); else a new one in media. */
-const saveAs = Args.text({ name: "filename" }).pipe(
-  Args.withDescription("save it as this file in the downloads root (never over an existing file)"),
-  Args.optional
+/**
+ * The name a screenshot or PDF is saved as, in the downloads root (never over a file); else a new one in media.
+ * An option, not an argument: a mistyped option (`--fullpage`) is then refused as one, never taken as a file name.
+ */
+const saveAs = Options.text("filename").pipe(
+  Options.withDescription("save it as this file in the downloads root (sub-folders allowed, never over an existing file)"),
+  Options.optional
 )
 
 const screenshot = Command.make(
@@ -155,7 +158,7 @@ const screenshot = Command.make(
         }),
       renderScreenshot
     )
-).pipe(Command.withDescription("save a PNG of the tab (as [filename] in the downloads root, if given) and print MEDIA:<path>"))
+).pipe(Command.withDescription("save a PNG of the tab (as --filename in the downloads root, if given) and print MEDIA:<path>"))
 
 const optionalValue = <A>(name: string, value: Option.Option<A>) =>
   Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [name]: v }) })
@@ -226,7 +229,7 @@ const pdf = Command.make("pdf", { ...commonOptions, filename: saveAs, targetId: 
     (c, q) => c.inspect.pdf({ urlParams: q, payload: { ...withTarget(args.targetId), ...optionalValue("filename", args.filename) } }),
     (r) => `MEDIA:${r.path}`
   )
-).pipe(Command.withDescription("save the tab as a PDF (as [filename] in the downloads root, if given) and print MEDIA:<path>"))
+).pipe(Command.withDescription("save the tab as a PDF (as --filename in the downloads root, if given) and print MEDIA:<path>"))
 
 const profiles = Command.make("profiles", commonOptions, (args) =>
   callControl(args, (c, q) => c.browser.profiles({ urlParams: q }), (r) => renderProfiles(r.profiles))
