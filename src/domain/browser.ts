@@ -484,6 +484,7 @@ export const RequestsQuery = Schema.Struct({
 })
 
 export const ConsoleEntry = Schema.Struct({
+  /** The order the tab's console messages and page errors came in (one sequence for both). */
   seq: Schema.Number,
   /** The console method (log, warn, error, debug, info, ...). */
   type: Schema.String,
@@ -493,6 +494,7 @@ export const ConsoleEntry = Schema.Struct({
   timestamp: Schema.String
 })
 export const PageErrorEntry = Schema.Struct({
+  /** The order the tab's console messages and page errors came in (one sequence for both). */
   seq: Schema.Number,
   name: Schema.String,
   message: Schema.String,

@@ -91,7 +91,8 @@ export const elementName = (ref: string, element: string | undefined) =>
 
 /**
  * The tab's console as DevTools shows it: what it logged, and its uncaught errors among the messages
- * (`Uncaught Error: …`, at error level), oldest first. Agents that know Playwright MCP look for errors there.
+ * (`Uncaught Error: …`, at error level), in the order they came in (the two share their `seq` numbers).
+ * Agents that know Playwright MCP look for errors there.
  */
 export const consoleLines = (
   logged: ReadonlyArray<typeof ConsoleEntry.Type>,
@@ -99,12 +100,11 @@ export const consoleLines = (
 ): Array<string> =>
   [
     ...logged.map((e) => ({
-      at: Date.parse(e.timestamp),
+      seq: e.seq,
       // The line as people count them (the library's is 0-based), as the CLI and DevTools show it.
       text: `[${e.level}] ${e.text}${e.location !== null ? ` (${e.location.url}:${e.location.line + 1})` : ""}`
     })),
-    ...errors.map((e) => ({ at: Date.parse(e.timestamp), text: `[error] Uncaught ${e.name}: ${e.message}` }))
+    ...errors.map((e) => ({ seq: e.seq, text: `[error] Uncaught ${e.name}: ${e.message}` }))
   ]
-    // Stable: within a millisecond, what was logged comes before what was thrown (each list is in its order).
-    .sort((a, b) => a.at - b.at)
+    .sort((a, b) => a.seq - b.seq)
     .map((l) => l.text)

@@ -1,18 +1,26 @@
 // What keeps observing a tab bounded: a ring keeps only the newest entries, and long texts are clipped
 // (deadlines on calls into the automation library are pages/promises.ts's withTimeout).
 
-/** A bounded ring: the newest `capacity` items, each with an increasing sequence number from 1. */
+/** Increasing numbers from 1; rings that share one number their items in the order they came, across rings. */
+export const sequence = (): () => number => {
+  let next = 1
+  return () => next++
+}
+
+/**
+ * A bounded ring: the newest `capacity` items, each with an increasing sequence number (its own from 1, or
+ * from a sequence it shares with other rings).
+ */
 export class Ring<A> {
   private readonly items: Array<A | undefined>
   private start = 0
   private count = 0
-  private nextSeq = 1
-  constructor(readonly capacity: number) {
+  constructor(readonly capacity: number, private readonly nextSeq: () => number = sequence()) {
     this.items = new Array<A | undefined>(capacity)
   }
   /** Adds an item built with its sequence number; the oldest is dropped when full. */
   push(make: (seq: number) => A): A {
-    const item = make(this.nextSeq++)
+    const item = make(this.nextSeq())
     if (this.count < this.capacity) {
       this.items[(this.start + this.count) % this.capacity] = item
       this.count++

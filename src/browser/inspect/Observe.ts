@@ -4,7 +4,7 @@ import { InvalidRequest } from "../../domain/errors.js"
 import { makePageRegistry, observeContexts } from "../pages/PageRegistry.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import type { TabRef } from "../act/Refs.js"
-import { Ring } from "./Bounded.js"
+import { Ring, sequence } from "./Bounded.js"
 import {
   atOrAbove,
   CONSOLE_LIMIT,
@@ -36,12 +36,16 @@ export const MAX_OBSERVED_TABS = 256
 /** Everything kept for one page. */
 interface PageLog extends ConsoleLog, NetworkLog {}
 
-const newLog = (): PageLog => ({
-  console: new Ring(CONSOLE_LIMIT),
-  errors: new Ring(ERRORS_LIMIT),
-  requests: new Ring(REQUESTS_LIMIT),
-  waiters: new Set()
-})
+const newLog = (): PageLog => {
+  // Console messages and page errors are numbered in one sequence: the order they came in, across both.
+  const logged = sequence()
+  return {
+    console: new Ring(CONSOLE_LIMIT, logged),
+    errors: new Ring(ERRORS_LIMIT, logged),
+    requests: new Ring(REQUESTS_LIMIT),
+    waiters: new Set()
+  }
+}
 
 /** Files the events of a browser context's pages in their logs; returns how to stop listening. */
 const listenOnContext = (context: BrowserContext, logOf: (page: Page) => PageLog | undefined) => {
