@@ -4,6 +4,9 @@ import { defineTool, field, optionalField } from "./tool.js"
 
 // What the tab logged and requested, its dialogs and file choosers, and traces.
 
+/** A body an agent reads whole: past this it is cut (the caller can ask for more). */
+const DEFAULT_BODY_CHARS = 20_000
+
 export const consoleMessages = defineTool({
   name: "browser_console_messages",
   title: "Console messages",
@@ -47,6 +50,33 @@ export const networkRequests = defineTool({
               e.state === "finished" ? `[${e.status ?? "?"}]` : e.state === "failed" ? `failed: ${e.failure ?? "?"}` : "pending"
             } ${e.resourceType}`
           ).join("\n")
+      )
+    )
+})
+
+export const responseBody = defineTool({
+  name: "browser_response_body",
+  title: "Response body",
+  description: "The body of the latest response the current tab received from a URL (see browser_network_requests): " +
+    "waits a moment for one that has not come yet. Text as it is, a binary body as base64; long bodies are cut.",
+  input: Schema.Struct({
+    url: field(Schema.String.pipe(Schema.minLength(1)), "the response's URL, or a glob of it (* and ** match), e.g. **/api/items"),
+    maxChars: optionalField(Schema.Int.pipe(Schema.between(1, 1_000_000)), "cut the body at this many characters (default 20,000)"),
+    timeout: optionalField(Schema.Int.pipe(Schema.between(1, 120_000)), "how long to wait for a matching response, in ms (default 5,000)")
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    env.client.observe.responseBody({
+      urlParams: env.query,
+      payload: {
+        url: input.url,
+        maxChars: input.maxChars ?? DEFAULT_BODY_CHARS,
+        ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {})
+      }
+    }).pipe(
+      Effect.map((r) =>
+        `HTTP ${r.status} ${r.url} (${r.contentType ?? "no content type"}, ${r.bytes} bytes${r.encoding === "base64" ? ", binary: base64 below" : ""}` +
+        `${r.truncated ? ", cut" : ""})\n${r.body}`
       )
     )
 })

@@ -25,6 +25,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   tabs,
   I.consoleMessages,
   I.networkRequests,
+  I.responseBody,
   B.pdfSave,
   B.close,
   S.resize,

@@ -101,7 +101,9 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs })
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs,
+      "/api/items": { type: "application/json", body: JSON.stringify({ items: ["a", "b"], page: 2 }) }
+    })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
     session = await connect(baseEnv(stateDir, await freeGatewayPort()))
   }, 60_000)
@@ -133,6 +135,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_tabs",
         "browser_console_messages",
         "browser_network_requests",
+        "browser_response_body",
         "browser_pdf_save",
         "browser_close",
         "browser_cookies",
@@ -401,13 +404,26 @@ describe("svc mcp with no gateway running", () => {
     await session.call("browser_wait_for", { time: 0.2 })
     const lines = textOf(await session.call("browser_console_messages", {})).split("\n")
     const at = (text: string) => lines.findIndex((l) => l.includes(text))
-    expect(lines[at("boom in the page")]).toBe("[error] Uncaught Error: boom in the page")
-    expect(at("hello from line 4")).toBeLessThan(at("boom in the page"))
+    expect(lines[at("boom in the page")], lines.join("\n")).toBe("[error] Uncaught Error: boom in the page")
+    expect(at("hello from line 4"), lines.join("\n")).toBeLessThan(at("boom in the page"))
     expect(at("boom in the page")).toBeLessThan(at("after the throw"))
     expect(textOf(await session.call("browser_console_messages", { level: "error" }))).toContain("Uncaught Error: boom in the page")
     // Debug messages only when asked for, as DevTools and Playwright MCP show them.
     expect(at("a debug detail")).toBe(-1)
     expect(textOf(await session.call("browser_console_messages", { level: "debug" }))).toContain("[debug] a debug detail")
+  })
+
+  it("reads a response's body, waiting for one that has not come yet", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    await session.call("browser_evaluate", { function: "() => { setTimeout(() => fetch('/api/items?page=2'), 300); return 1 }" })
+    const body = await session.call("browser_response_body", { url: "**/api/items*" })
+    expect(body.isError, textOf(body)).toBeFalsy()
+    expect(textOf(body)).toBe(`HTTP 200 ${pages.url("/api/items?page=2")} (application/json, 28 bytes)\n{"items":["a","b"],"page":2}`)
+    const cut = textOf(await session.call("browser_response_body", { url: "**/api/items*", maxChars: 5 }))
+    expect(cut.split("\n")[0]).toContain(", cut)")
+    expect(cut.split("\n")[1]).toBe(`{"ite`)
+    const none = await session.call("browser_response_body", { url: "**/nothing-like-this", timeout: 200 })
+    expect(none.isError).toBe(true)
   })
 
   it("reads cookies and local storage without being told to get", async () => {

@@ -245,14 +245,16 @@ export const pidAlive = (pid: number): boolean => {
 }
 
 /** A loopback server for test pages: path → HTML. */
-export const servePages = async (pages: Record<string, string>) => {
+/** Pages by path (the query is not looked at): HTML, or a body of another type. */
+export const servePages = async (pages: Record<string, string | { readonly type: string; readonly body: string }>) => {
   const server = http.createServer((req, res) => {
     const page = pages[(req.url ?? "/").split("?")[0]!]
     if (page === undefined) {
       res.writeHead(404).end("not found")
       return
     }
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page)
+    if (typeof page === "string") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page)
+    else res.writeHead(200, { "content-type": page.type }).end(page.body)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as net.AddressInfo).port
