@@ -443,17 +443,12 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
-    /** Where a file the agent named goes (Files.newFile), checked before the work; undefined: media, named anew. */
-    const destOf = (filename: string | undefined) => filename !== undefined ? files.newFile(filename) : Effect.succeed(undefined)
-    const keep = (dest: string | undefined, prefix: string, ext: string, bytes: Uint8Array) =>
-      dest !== undefined ? files.placeFile(dest, bytes) : writeMedia(prefix, ext, bytes)
-
     const elementScreenshot = (
       profileName: string | undefined,
       request: { ref: string; targetId?: string | undefined; filename?: string | undefined }
     ) =>
       Effect.gen(function*() {
-        const dest = yield* destOf(request.filename)
+        const put = yield* files.destination(request.filename, (png) => writeMedia("element", "png", png))
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const shot = yield* Effect.gen(function*() {
           const resolved = yield* refs.resolve(tab, page, request.ref)
@@ -461,7 +456,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           yield* refs.settle(tab)
           return shot
         }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
-        const file = yield* keep(dest, "element", "png", shot.png)
+        const file = yield* put(shot.png)
         return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
       })
 
@@ -480,10 +475,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined; filename?: string | undefined }) =>
       Effect.gen(function*() {
-        const dest = yield* destOf(request.filename)
+        const put = yield* files.destination(request.filename, (pdf) => writeMedia("page", "pdf", pdf))
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const bytes = yield* turns.lookingIn(tab)(actions.pdf(page)).pipe(dialogs.refusedIfHeld(tab))
-        const file = yield* keep(dest, "page", "pdf", bytes)
+        const file = yield* put(bytes)
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })
 

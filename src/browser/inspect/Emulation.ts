@@ -339,6 +339,9 @@ const makeEmulation = Effect.gen(function*() {
       return applied<string | null>("tab", z, keepTab(page, { ...tabSettings(page), timezone: z }))
     })
 
+  /** The user agent the page sees (the browser's own where no override of the tab's is in force). */
+  const userAgentOf = (page: Page, what: string) => pageCall(what, () => page.evaluate("navigator.userAgent") as Promise<string>)
+
   /** The tab's own user agent: none over it (an empty one ends the override), or a device's again. */
   const ownUserAgent = (send: Send, next: TabSettings, what: string) =>
     next.userAgent !== undefined ? sendUserAgent(send, next, what) : send(what, "Emulation.setUserAgentOverride", { userAgent: "" })
@@ -358,7 +361,7 @@ const makeEmulation = Effect.gen(function*() {
       yield* Effect.ignore(send("set locale", "Emulation.setLocaleOverride", {}))
       yield* send("set locale", "Emulation.setLocaleOverride", { locale: l })
       const userAgent = before.userAgent ??
-        (yield* pageCall("set locale", () => page.evaluate("navigator.userAgent") as Promise<string>))
+        (yield* userAgentOf(page, "set locale"))
       const next: TabSettings = { ...before, locale: l, userAgent }
       yield* sendUserAgent(send, next, "set locale")
       return applied<string | null>("tab", l, keepTab(page, next))
@@ -374,7 +377,7 @@ const makeEmulation = Effect.gen(function*() {
         yield* send("clear device", "Emulation.setTouchEmulationEnabled", { enabled: false })
         yield* send("clear device", "Emulation.setUserAgentOverride", { userAgent: "" })
         const userAgent = before.locale !== undefined
-          ? yield* pageCall("clear device", () => page.evaluate("navigator.userAgent") as Promise<string>)
+          ? yield* userAgentOf(page, "clear device")
           : undefined
         const next: TabSettings = { ...before, userAgent, scale: undefined, mobile: undefined, touch: undefined, size: undefined }
         if (userAgent !== undefined) yield* sendUserAgent(send, next, "clear device")

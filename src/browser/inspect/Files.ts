@@ -296,13 +296,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
         return yield* save(got, dest, (yield* safe.roots).downloads)
       }).pipe(Effect.withSpan("Files.waitForDownload"))
 
-    /**
-     * Where a file the agent names (a screenshot, a PDF) goes: `filename` in the downloads root, refused when it
-     * leads outside it or is taken. Checked before the work that makes the file; placeFile puts it there.
-     */
-    const newFile = (filename: string) => Effect.tap(safe.download(filename), notTaken)
-
-    /** Puts `bytes` at `dest` (from newFile), whole or not at all, never over a file that appeared since. */
+    /** Puts `bytes` at `dest` (confined, checked not taken), whole or not at all, never over a file that appeared since. */
     const placeFile = (dest: string, bytes: Uint8Array) =>
       Effect.gen(function*() {
         const root = (yield* safe.roots).downloads
@@ -310,6 +304,19 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
           Effect.tryPromise({ try: () => fs.writeFile(tmp, bytes, { mode: 0o600, flag: "wx" }), catch: internal(`cannot write ${tmp}`) }))
         return dest
       })
+
+    /**
+     * Where a file the browser makes (a screenshot, a PDF) goes: as `filename` in the downloads root when the agent
+     * names it (refused now, before the work that makes it, when it leads outside the root or is taken), else
+     * where `unnamed` puts it. Answers how to put its bytes there; the path is answered in turn.
+     */
+    const destination = <E>(filename: string | undefined, unnamed: (bytes: Uint8Array) => Effect.Effect<string, E>) =>
+      filename === undefined
+        ? Effect.succeed(unnamed)
+        : Effect.map(
+          Effect.tap(safe.download(filename), notTaken),
+          (dest) => (bytes: Uint8Array) => placeFile(dest, bytes)
+        )
 
     /** Whether a download request is waiting for the tab's next download (it saves it, nobody else). */
     const isAwaited = (page: Page) => Effect.sync(() => waiting.has(page))
@@ -393,8 +400,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       armFileChooser,
       setInputFiles,
       isArmed,
-      newFile,
-      placeFile
+      destination
     } as const
   }),
   dependencies: [SafePaths.Default]

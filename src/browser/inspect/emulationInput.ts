@@ -125,10 +125,10 @@ export const findDevice = (name: string): Either.Either<DeviceInfo, InvalidReque
 
 const invalid = (message: string) => Either.left(new InvalidRequest({ message }))
 
-/** The canonical IANA name of a time zone the runtime knows. */
 /** A device, time zone or locale of "none": stop emulating it (the browser's own comes back). */
 export const isNone = (value: string): boolean => value.trim().toLowerCase() === "none"
 
+/** The canonical IANA name of a time zone the runtime knows. */
 export const checkTimezone = (zone: string): Either.Either<string, InvalidRequest> => {
   const z = zone.trim()
   if (z !== "" && !/[\u0000-\u001f]/.test(z)) {

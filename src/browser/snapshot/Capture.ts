@@ -41,7 +41,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
 
     /**
      * Capture a PNG and write it under `<state dir>/media/browser/`, owner-only, or as `filename` in the downloads
-     * root (Files.newFile); the path is returned.
+     * root (Files.destination); the path is returned.
      */
     const screenshot = (request: {
       profile?: string | undefined
@@ -50,16 +50,14 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
       filename?: string | undefined
     }) =>
       Effect.gen(function*() {
-        const dest = request.filename !== undefined ? yield* files.newFile(request.filename) : undefined
+        const put = yield* files.destination(request.filename, (png) => writeMediaFile(screenshotDir, "screenshot", "png", png))
         const { endpoint, profile, target } = yield* timed("tab")(tabs.resolveTarget(request.profile, request.targetId))
         const shot = yield* Effect.zipRight(
           // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
           timed("ready")(sessions.ready(profile.name, endpoint, target.targetId)),
           timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false }))
         ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
-        const file = yield* timed("write")(
-          dest !== undefined ? files.placeFile(dest, shot.png) : writeMediaFile(screenshotDir, "screenshot", "png", shot.png)
-        )
+        const file = yield* timed("write")(put(shot.png))
         return {
           path: file,
           targetId: target.targetId,
