@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
 import { waitedFor } from "../../client/waited.js"
 import { navigationLines, withEffects } from "./actEffects.js"
-import { callControl, CliFailure, type CommonArgs, commonOptions } from "./shared.js"
+import { callControl, CliFailure, type CommonArgs, commonOptions, given } from "./shared.js"
 
 // Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
 // selector is refused by the gateway (only `wait` takes one).
@@ -354,18 +354,17 @@ const wait = Command.make(
     targetId: targetIdOption
   },
   (args) => {
-    const o = <A>(name: string, v: Option.Option<A>) => Option.match(v, { onNone: () => ({}), onSome: (x) => ({ [name]: x }) })
     const request = {
       kind: "wait" as const,
-      ...o("selector", args.selector),
+      ...given("selector", args.selector),
       ...(args.enabled ? { enabled: true } : {}),
-      ...o("text", args.text),
-      ...o("textGone", args.textGone),
-      ...o("url", args.url),
-      ...o("load", args.load),
-      ...o("fn", args.fn),
-      ...o("timeMs", args.time),
-      ...o("timeoutMs", args.timeout)
+      ...given("text", args.text),
+      ...given("textGone", args.textGone),
+      ...given("url", args.url),
+      ...given("load", args.load),
+      ...given("fn", args.fn),
+      ...given("timeMs", args.time),
+      ...given("timeoutMs", args.timeout)
     }
     return act(args, request as ActRequest, done(`waited for ${waitedFor(request) || "nothing"}`))
   }

@@ -6,7 +6,7 @@ import { actCommands } from "./act.js"
 import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
-import { callControl, CliFailure, type CommonArgs, commonOptions, withControl } from "./shared.js"
+import { callControl, CliFailure, type CommonArgs, commonOptions, given, withControl } from "./shared.js"
 
 const targetIdOption = Options.text("target-id").pipe(
   Options.withSchema(TargetId),
@@ -152,16 +152,13 @@ const screenshot = Command.make(
           payload: {
             ...withTarget(args.targetId),
             fullPage: args.fullPage,
-            ...optionalValue("ref", args.ref),
-            ...optionalValue("filename", args.filename)
+            ...given("ref", args.ref),
+            ...given("filename", args.filename)
           }
         }),
       renderScreenshot
     )
 ).pipe(Command.withDescription("save a PNG of the tab (as --filename in the downloads root, if given) and print MEDIA:<path>"))
-
-const optionalValue = <A>(name: string, value: Option.Option<A>) =>
-  Option.match(value, { onNone: () => ({}), onSome: (v) => ({ [name]: v }) })
 
 const flag = (name: string, description: string) => Options.boolean(name).pipe(Options.withDescription(description))
 
@@ -206,12 +203,12 @@ const snapshot = Command.make(
           urlParams: {
             ...q,
             ...withTarget(args.targetId),
-            ...optionalValue("format", args.format),
-            ...optionalValue("mode", args.mode),
-            ...optionalValue("limit", args.limit),
-            ...optionalValue("depth", args.depth),
-            ...optionalValue("selector", args.selector),
-            ...optionalValue("frame", args.frame),
+            ...given("format", args.format),
+            ...given("mode", args.mode),
+            ...given("limit", args.limit),
+            ...given("depth", args.depth),
+            ...given("selector", args.selector),
+            ...given("frame", args.frame),
             ...(args.interactive ? { interactive: true } : {}),
             ...(args.compact ? { compact: true } : {}),
             ...(args.efficient ? { efficient: true } : {}),
@@ -226,7 +223,7 @@ const snapshot = Command.make(
 const pdf = Command.make("pdf", { ...commonOptions, filename: saveAs, targetId: targetIdOption }, (args) =>
   callControl(
     args,
-    (c, q) => c.inspect.pdf({ urlParams: q, payload: { ...withTarget(args.targetId), ...optionalValue("filename", args.filename) } }),
+    (c, q) => c.inspect.pdf({ urlParams: q, payload: { ...withTarget(args.targetId), ...given("filename", args.filename) } }),
     (r) => `MEDIA:${r.path}`
   )
 ).pipe(Command.withDescription("save the tab as a PDF (as --filename in the downloads root, if given) and print MEDIA:<path>"))

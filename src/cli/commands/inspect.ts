@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { TargetId } from "../../domain/browser.js"
-import { callControl, CliFailure, commonOptions } from "./shared.js"
+import { callControl, CliFailure, commonOptions, given } from "./shared.js"
 
 // Inspection, files and browser state: thin commands over the control API.
 
@@ -11,8 +11,7 @@ const targetIdOption = Options.text("target-id").pipe(
   Options.optional
 )
 const tabOptions = { ...commonOptions, targetId: targetIdOption }
-const some = <A>(name: string, v: Option.Option<A>) => Option.match(v, { onNone: () => ({}), onSome: (x) => ({ [name]: x }) })
-const withTarget = (t: Option.Option<string>) => some("targetId", t)
+const withTarget = (t: Option.Option<string>) => given("targetId", t)
 const lines = (xs: ReadonlyArray<string>, empty: string) => (xs.length === 0 ? empty : xs.join("\n"))
 
 const consoleCmd = Command.make(
@@ -27,7 +26,7 @@ const consoleCmd = Command.make(
   (args) =>
     callControl(
       args,
-      (c, q) => c.observe.console({ urlParams: { ...q, ...withTarget(args.targetId), ...some("level", args.level) } }),
+      (c, q) => c.observe.console({ urlParams: { ...q, ...withTarget(args.targetId), ...given("level", args.level) } }),
       (r) =>
         lines(
           r.entries.map((e) =>
@@ -68,7 +67,7 @@ const requests = Command.make(
       args,
       (c, q) =>
         c.observe.requests({
-          urlParams: { ...q, ...withTarget(args.targetId), ...some("filter", args.filter), ...(args.clear ? { clear: true } : {}) }
+          urlParams: { ...q, ...withTarget(args.targetId), ...given("filter", args.filter), ...(args.clear ? { clear: true } : {}) }
         }),
       (r) =>
         lines(
@@ -95,7 +94,7 @@ const responseBody = Command.make(
       (c, q) =>
         c.observe.responseBody({
           urlParams: q,
-          payload: { url: args.url, ...withTarget(args.targetId), ...some("maxChars", args.maxChars), ...some("timeoutMs", args.timeout) }
+          payload: { url: args.url, ...withTarget(args.targetId), ...given("maxChars", args.maxChars), ...given("timeoutMs", args.timeout) }
         }),
       (r) => r.body
     )
@@ -148,7 +147,7 @@ const dialog = Command.make(
         (c, q) =>
           c.observe.dialog({
             urlParams: q,
-            payload: { ...withTarget(args.targetId), accept: args.accept, ...some("promptText", args.promptText) }
+            payload: { ...withTarget(args.targetId), accept: args.accept, ...given("promptText", args.promptText) }
           }),
         (r) => r.detail
       )
@@ -187,7 +186,7 @@ const waitForDownload = Command.make(
       (c, q) =>
         c.files.waitDownload({
           urlParams: q,
-          payload: { filename: args.filename, ...withTarget(args.targetId), ...some("timeoutMs", args.timeout) }
+          payload: { filename: args.filename, ...withTarget(args.targetId), ...given("timeoutMs", args.timeout) }
         }),
       (r) => `MEDIA:${r.path}`
     )
@@ -207,7 +206,7 @@ const upload = Command.make(
       (c, q) =>
         c.files.fileChooser({
           urlParams: q,
-          payload: { paths: args.paths, ...withTarget(args.targetId), ...some("inputRef", args.inputRef), ...some("element", args.element) }
+          payload: { paths: args.paths, ...withTarget(args.targetId), ...given("inputRef", args.inputRef), ...given("element", args.element) }
         }),
       (r) => r.detail
     )
@@ -379,9 +378,9 @@ const setGeolocation = Command.make(
             payload: args.clear
               ? { clear: true, ...withTarget(args.targetId) }
               : {
-                ...some("latitude", args.latitude),
-                ...some("longitude", args.longitude),
-                ...some("origin", args.origin),
+                ...given("latitude", args.latitude),
+                ...given("longitude", args.longitude),
+                ...given("origin", args.origin),
                 ...withTarget(args.targetId)
               }
           }),

@@ -59,6 +59,10 @@ export interface CommonArgs {
   readonly node?: Option.Option<string>
 }
 
+/** `{ [name]: value }` when the option was given, `{}` when not: to spread into a request. */
+export const given = <K extends string, A>(name: K, option: Option.Option<A>): { [P in K]?: A } =>
+  Option.match(option, { onNone: () => ({}), onSome: (value) => ({ [name]: value }) as { [P in K]?: A } })
+
 export const profileQuery = (args: CommonArgs): { profile?: string } =>
   Option.match(args.profile, { onNone: () => ({}), onSome: (profile) => ({ profile }) })
 
