@@ -107,7 +107,9 @@ interface Tab {
 const tabAt = async (url: string): Promise<Tab> => {
   const targetId = await openTab(url)
   const page = await run(Effect.flatMap(PlaywrightSessions, (s) => s.page(PROFILE, endpoint(), targetId)))
-  await page.waitForLoadState("load")
+  // The document's own word, not the library's: a tab opened over CDP may load before the library attaches to
+  // it, and then the library can miss its load event (once, waiting 30 s: "networkidle" fired, "load" never).
+  await page.waitForFunction("document.readyState === \"complete\"")
   return { targetId, page, ref: { profile: PROFILE, targetId } }
 }
 

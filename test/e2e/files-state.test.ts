@@ -110,7 +110,9 @@ const tabAt = async (url: string): Promise<Page> => {
     Effect.scoped(Effect.flatMap(makeCdp({ reuseConnections: false }), (c) => c.openTab(endpoint(), url)))
   )
   const page = await run(Effect.flatMap(PlaywrightSessions, (s) => s.page("svc", endpoint(), targetId)))
-  await page.waitForLoadState("load")
+  // The document's own word, not the library's: a tab opened over CDP may load before the library attaches to
+  // it, and then the library can miss its load event (once, waiting 30 s: "networkidle" fired, "load" never).
+  await page.waitForFunction("document.readyState === \"complete\"")
   return page
 }
 

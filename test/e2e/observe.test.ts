@@ -129,7 +129,9 @@ interface Tab {
 const tabAt = async (url: string, profile = PROFILE): Promise<Tab> => {
   const targetId = await openTab(url)
   const page = await run(Effect.flatMap(PlaywrightSessions, (s) => s.page(profile, endpoint(), targetId)))
-  await page.waitForLoadState("load")
+  // The document's own word, not the library's: a tab opened over CDP may load before the library attaches to
+  // it, and then the library can miss its load event (once, waiting 30 s: "networkidle" fired, "load" never).
+  await page.waitForFunction("document.readyState === \"complete\"")
   return { page, ref: { profile, targetId } }
 }
 
