@@ -30,7 +30,7 @@ import {
   TabList,
   TargetId
 } from "../domain/browser.js"
-import * as B from "../domain/browser.js"
+import * as S from "../domain/browserState.js"
 import { ControlApiBase } from "../domain/controlApi.js"
 
 // The browser's routes of the control API. One definition serves the server (browser/http.ts), the typed
@@ -99,32 +99,32 @@ export class ActGroup extends HttpApiGroup.make("act")
 
 /** Console, errors, requests, response bodies, traces and dialogs (the automation library). */
 export class ObserveGroup extends HttpApiGroup.make("observe")
-  .add(HttpApiEndpoint.get("console", "/console").setUrlParams(B.ConsoleQuery).addSuccess(B.ConsoleResult))
-  .add(HttpApiEndpoint.get("errors", "/errors").setUrlParams(B.ErrorsQuery).addSuccess(B.ErrorsResult))
-  .add(HttpApiEndpoint.get("requests", "/requests").setUrlParams(B.RequestsQuery).addSuccess(B.RequestsResult))
+  .add(HttpApiEndpoint.get("console", "/console").setUrlParams(S.ConsoleQuery).addSuccess(S.ConsoleResult))
+  .add(HttpApiEndpoint.get("errors", "/errors").setUrlParams(S.ErrorsQuery).addSuccess(S.ErrorsResult))
+  .add(HttpApiEndpoint.get("requests", "/requests").setUrlParams(S.RequestsQuery).addSuccess(S.RequestsResult))
   .add(
     HttpApiEndpoint.post("responseBody", "/response/body")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.ResponseBodyRequest)
-      .addSuccess(B.ResponseBodyResult)
+      .setPayload(S.ResponseBodyRequest)
+      .addSuccess(S.ResponseBodyResult)
   )
   .add(
     HttpApiEndpoint.post("traceStart", "/trace/start")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.TraceStartRequest)
-      .addSuccess(B.TraceStartResult)
+      .setPayload(S.TraceStartRequest)
+      .addSuccess(S.TraceStartResult)
   )
   .add(
     HttpApiEndpoint.post("traceStop", "/trace/stop")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.TraceStopRequest)
-      .addSuccess(B.TraceStopResult)
+      .setPayload(S.TraceStopRequest)
+      .addSuccess(S.TraceStopResult)
   )
   .add(
     HttpApiEndpoint.post("dialog", "/hooks/dialog")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.DialogHookRequest)
-      .addSuccess(B.HookResult)
+      .setPayload(S.DialogHookRequest)
+      .addSuccess(S.HookResult)
   )
 {}
 
@@ -133,77 +133,77 @@ export class FilesGroup extends HttpApiGroup.make("files")
   .add(
     HttpApiEndpoint.post("download", "/download")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.DownloadRequest)
-      .addSuccess(B.DownloadResult)
+      .setPayload(S.DownloadRequest)
+      .addSuccess(S.DownloadResult)
   )
   .add(
     HttpApiEndpoint.post("waitDownload", "/wait/download")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.WaitDownloadRequest)
-      .addSuccess(B.DownloadResult)
+      .setPayload(S.WaitDownloadRequest)
+      .addSuccess(S.DownloadResult)
   )
   .add(
     HttpApiEndpoint.post("fileChooser", "/hooks/file-chooser")
       .setUrlParams(ProfileQuery)
-      .setPayload(B.FileChooserRequest)
-      .addSuccess(B.HookResult)
+      .setPayload(S.FileChooserRequest)
+      .addSuccess(S.HookResult)
   )
 {}
 
-const StoragePath = Schema.Struct({ kind: B.StorageKind })
+const StoragePath = Schema.Struct({ kind: S.StorageKind })
 
 /** Cookies, storage and emulation settings. */
 export class StateGroup extends HttpApiGroup.make("state")
-  .add(HttpApiEndpoint.get("cookies", "/cookies").setUrlParams(B.TabQueryParams).addSuccess(B.CookiesResult))
+  .add(HttpApiEndpoint.get("cookies", "/cookies").setUrlParams(S.TabQueryParams).addSuccess(S.CookiesResult))
   .add(
-    HttpApiEndpoint.post("setCookie", "/cookies/set").setUrlParams(ProfileQuery).setPayload(B.SetCookieRequest).addSuccess(
-      B.DoneResult
+    HttpApiEndpoint.post("setCookie", "/cookies/set").setUrlParams(ProfileQuery).setPayload(S.SetCookieRequest).addSuccess(
+      S.DoneResult
     )
   )
   .add(
-    HttpApiEndpoint.post("clearCookies", "/cookies/clear").setUrlParams(ProfileQuery).setPayload(B.TabRequest).addSuccess(
-      B.DoneResult
+    HttpApiEndpoint.post("clearCookies", "/cookies/clear").setUrlParams(ProfileQuery).setPayload(S.TabRequest).addSuccess(
+      S.DoneResult
     )
   )
   .add(
-    HttpApiEndpoint.get("storage", "/storage/:kind").setPath(StoragePath).setUrlParams(B.TabQueryParams).addSuccess(
-      B.StorageResult
+    HttpApiEndpoint.get("storage", "/storage/:kind").setPath(StoragePath).setUrlParams(S.TabQueryParams).addSuccess(
+      S.StorageResult
     )
   )
   .add(
     HttpApiEndpoint.post("setStorage", "/storage/:kind/set")
       .setPath(StoragePath)
       .setUrlParams(ProfileQuery)
-      .setPayload(B.SetStorageRequest)
-      .addSuccess(B.DoneResult)
+      .setPayload(S.SetStorageRequest)
+      .addSuccess(S.DoneResult)
   )
   .add(
     HttpApiEndpoint.post("clearStorage", "/storage/:kind/clear")
       .setPath(StoragePath)
       .setUrlParams(ProfileQuery)
-      .setPayload(B.TabRequest)
-      .addSuccess(B.DoneResult)
+      .setPayload(S.TabRequest)
+      .addSuccess(S.DoneResult)
   )
-  .add(HttpApiEndpoint.post("offline", "/set/offline").setUrlParams(ProfileQuery).setPayload(B.OfflineRequest).addSuccess(B.DoneResult))
-  .add(HttpApiEndpoint.post("headers", "/set/headers").setUrlParams(ProfileQuery).setPayload(B.HeadersRequest).addSuccess(B.DoneResult))
+  .add(HttpApiEndpoint.post("offline", "/set/offline").setUrlParams(ProfileQuery).setPayload(S.OfflineRequest).addSuccess(S.DoneResult))
+  .add(HttpApiEndpoint.post("headers", "/set/headers").setUrlParams(ProfileQuery).setPayload(S.HeadersRequest).addSuccess(S.DoneResult))
   .add(
-    HttpApiEndpoint.post("credentials", "/set/credentials").setUrlParams(ProfileQuery).setPayload(B.CredentialsRequest).addSuccess(
-      B.DoneResult
+    HttpApiEndpoint.post("credentials", "/set/credentials").setUrlParams(ProfileQuery).setPayload(S.CredentialsRequest).addSuccess(
+      S.DoneResult
     )
   )
   .add(
-    HttpApiEndpoint.post("geolocation", "/set/geolocation").setUrlParams(ProfileQuery).setPayload(B.GeolocationRequest).addSuccess(
-      B.DoneResult
+    HttpApiEndpoint.post("geolocation", "/set/geolocation").setUrlParams(ProfileQuery).setPayload(S.GeolocationRequest).addSuccess(
+      S.DoneResult
     )
   )
-  .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(B.MediaRequest).addSuccess(B.DoneResult))
+  .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(S.MediaRequest).addSuccess(S.DoneResult))
   .add(
-    HttpApiEndpoint.post("timezone", "/set/timezone").setUrlParams(ProfileQuery).setPayload(B.TimezoneRequest).addSuccess(B.DoneResult)
+    HttpApiEndpoint.post("timezone", "/set/timezone").setUrlParams(ProfileQuery).setPayload(S.TimezoneRequest).addSuccess(S.DoneResult)
   )
-  .add(HttpApiEndpoint.post("locale", "/set/locale").setUrlParams(ProfileQuery).setPayload(B.LocaleRequest).addSuccess(B.DoneResult))
-  .add(HttpApiEndpoint.post("device", "/set/device").setUrlParams(ProfileQuery).setPayload(B.DeviceRequest).addSuccess(B.DoneResult))
+  .add(HttpApiEndpoint.post("locale", "/set/locale").setUrlParams(ProfileQuery).setPayload(S.LocaleRequest).addSuccess(S.DoneResult))
+  .add(HttpApiEndpoint.post("device", "/set/device").setUrlParams(ProfileQuery).setPayload(S.DeviceRequest).addSuccess(S.DoneResult))
   .add(
-    HttpApiEndpoint.post("viewport", "/set/viewport").setUrlParams(ProfileQuery).setPayload(B.ViewportRequest).addSuccess(B.DoneResult)
+    HttpApiEndpoint.post("viewport", "/set/viewport").setUrlParams(ProfileQuery).setPayload(S.ViewportRequest).addSuccess(S.DoneResult)
   )
 {}
 

@@ -116,7 +116,7 @@ export const SnapshotFormat = Schema.Literal("ai", "aria", "role")
 export type SnapshotFormat = typeof SnapshotFormat.Type
 
 /** A boolean in a query string: `true`/`false`/`1`/`0`, or present without a value. */
-const QueryFlag = Schema.transform(Schema.Literal("true", "false", "1", "0", ""), Schema.Boolean, {
+export const QueryFlag = Schema.transform(Schema.Literal("true", "false", "1", "0", ""), Schema.Boolean, {
   strict: true,
   decode: (s) => s === "true" || s === "1" || s === "",
   encode: (b) => (b ? "true" : "false")
@@ -145,7 +145,14 @@ export const SnapshotQuery = Schema.Struct({
   efficient: Schema.optional(QueryFlag),
   labels: Schema.optional(QueryFlag),
   /** ai and role: only what changed since this tab's last snapshot (whole when nothing compares, saying why). */
-  diff: Schema.optional(QueryFlag)
+  diff: Schema.optional(QueryFlag),
+  /**
+   * Only the lines of the whole snapshot that hold this text (case-insensitive), each under its path from the
+   * top, with the first lines of its content; `limit` caps what is found (characters, default 20,000).
+   */
+  find: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** find is a regular expression (`error|warning`, or `/error/i` with flags). */
+  regex: Schema.optional(QueryFlag)
 })
 export type SnapshotQuery = typeof SnapshotQuery.Type
 
@@ -176,6 +183,8 @@ export const SnapshotResult = Schema.Struct({
   stats: Schema.optional(SnapshotStats),
   /** With labels: a viewport screenshot with each visible ref's label drawn on its element. */
   labelsPath: Schema.optional(Schema.String),
+  /** With find: how many lines of the snapshot match, and how many of them `snapshot` shows (`stats`: the whole one). */
+  found: Schema.optional(Schema.Struct({ matches: Schema.Number, shown: Schema.Number })),
   /**
    * With diff: what `snapshot` holds. `base` previous: the lines changed since the tab's last snapshot
    * (`refs`: the refs on the lines shown); otherwise the whole snapshot, because there was none (`none`),
@@ -310,8 +319,8 @@ export const OpenedTab = Schema.Struct({
 })
 export type OpenedTab = typeof OpenedTab.Type
 
-const tab = { targetId: Schema.optional(TargetId) }
-const Dimension = Schema.Int.pipe(
+export const tab = { targetId: Schema.optional(TargetId) }
+export const Dimension = Schema.Int.pipe(
   Schema.between(100, 10_000),
   Schema.annotations({ message: () => "expected a whole number of CSS pixels from 100 to 10000" })
 )
@@ -466,177 +475,3 @@ export const PdfRequest = Schema.Struct({
   filename: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 })
 export const PdfResult = Schema.Struct({ path: Schema.String, targetId: Schema.String, bytes: Schema.Number })
-
-// ---- inspection, files and browser state ----
-
-const TabQuery = { profile: Schema.optional(ProfileName), targetId: Schema.optional(TargetId) }
-export const TabQueryParams = Schema.Struct(TabQuery)
-
-export const ConsoleQuery = Schema.Struct({
-  ...TabQuery,
-  level: Schema.optional(Schema.Literal("debug", "log", "info", "warning", "error"))
-})
-export const ErrorsQuery = Schema.Struct({ ...TabQuery, clear: Schema.optional(QueryFlag) })
-export const RequestsQuery = Schema.Struct({
-  ...TabQuery,
-  filter: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-  clear: Schema.optional(QueryFlag)
-})
-
-export const ConsoleEntry = Schema.Struct({
-  /** The order the tab's console messages and page errors came in (one sequence for both). */
-  seq: Schema.Number,
-  /** The console method (log, warn, error, debug, info, ...). */
-  type: Schema.String,
-  level: Schema.Literal("debug", "info", "warning", "error"),
-  text: Schema.String,
-  location: Schema.NullOr(Schema.Struct({ url: Schema.String, line: Schema.Number, column: Schema.Number })),
-  timestamp: Schema.String
-})
-export const PageErrorEntry = Schema.Struct({
-  /** The order the tab's console messages and page errors came in (one sequence for both). */
-  seq: Schema.Number,
-  name: Schema.String,
-  message: Schema.String,
-  stack: Schema.NullOr(Schema.String),
-  timestamp: Schema.String
-})
-export const RequestEntry = Schema.Struct({
-  seq: Schema.Number,
-  method: Schema.String,
-  url: Schema.String,
-  resourceType: Schema.String,
-  state: Schema.Literal("pending", "finished", "failed"),
-  status: Schema.NullOr(Schema.Number),
-  failure: Schema.NullOr(Schema.String),
-  durationMs: Schema.NullOr(Schema.Number),
-  timestamp: Schema.String
-})
-export const DialogEntry = Schema.Struct({
-  seq: Schema.Number,
-  type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),
-  message: Schema.String,
-  defaultValue: Schema.NullOr(Schema.String),
-  answer: Schema.Literal("accepted", "dismissed", "open"),
-  promptText: Schema.NullOr(Schema.String),
-  armed: Schema.Boolean,
-  url: Schema.String,
-  error: Schema.NullOr(Schema.String),
-  timestamp: Schema.String
-})
-
-export const ConsoleResult = Schema.Struct({ targetId: Schema.String, entries: Schema.Array(ConsoleEntry) })
-export const ErrorsResult = Schema.Struct({
-  targetId: Schema.String,
-  entries: Schema.Array(PageErrorEntry),
-  /** Dialogs nobody armed: dismissed so the tab keeps working, and recorded here. */
-  dialogs: Schema.Array(DialogEntry)
-})
-export const RequestsResult = Schema.Struct({ targetId: Schema.String, entries: Schema.Array(RequestEntry) })
-
-export const ResponseBodyRequest = Schema.Struct({
-  ...tab,
-  url: Schema.String.pipe(Schema.minLength(1)),
-  maxChars: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_000_000))),
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 120_000)))
-})
-export const ResponseBodyResult = Schema.Struct({
-  targetId: Schema.String,
-  url: Schema.String,
-  status: Schema.Number,
-  contentType: Schema.NullOr(Schema.String),
-  encoding: Schema.Literal("utf8", "base64"),
-  body: Schema.String,
-  truncated: Schema.Boolean,
-  bytes: Schema.Number
-})
-
-export const TraceStartRequest = Schema.Struct({
-  ...tab,
-  screenshots: Schema.optional(Schema.Boolean),
-  snapshots: Schema.optional(Schema.Boolean)
-})
-export const TraceStartResult = Schema.Struct({ targetId: Schema.String, started: Schema.Boolean })
-export const TraceStopRequest = Schema.Struct({ ...tab })
-export const TraceStopResult = Schema.Struct({ targetId: Schema.String, path: Schema.String, bytes: Schema.Number })
-
-export const DialogHookRequest = Schema.Struct({
-  ...tab,
-  accept: Schema.Boolean,
-  promptText: Schema.optional(Schema.String)
-})
-export const HookResult = Schema.Struct({ targetId: Schema.String, armed: Schema.Boolean, detail: Schema.String })
-
-export const DownloadRequest = Schema.Struct({ ...tab, ref: Ref, filename: Schema.String })
-export const WaitDownloadRequest = Schema.Struct({
-  ...tab,
-  filename: Schema.String,
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 300_000)))
-})
-export const DownloadResult = Schema.Struct({
-  targetId: Schema.String,
-  path: Schema.String,
-  suggestedFilename: Schema.String,
-  bytes: Schema.Number,
-  url: Schema.String
-})
-
-export const FileChooserRequest = Schema.Struct({
-  ...tab,
-  paths: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
-  /** Set this file input directly instead of arming the next chooser. */
-  inputRef: Schema.optional(Ref),
-  element: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
-})
-
-export const Cookie = Schema.Struct({
-  name: Schema.String,
-  value: Schema.String,
-  domain: Schema.String,
-  path: Schema.String,
-  expires: Schema.Number,
-  httpOnly: Schema.Boolean,
-  secure: Schema.Boolean,
-  sameSite: Schema.String
-})
-export const CookiesResult = Schema.Struct({ targetId: Schema.String, cookies: Schema.Array(Cookie) })
-export const SetCookieRequest = Schema.Struct({
-  ...tab,
-  name: Schema.String.pipe(Schema.minLength(1)),
-  value: Schema.String,
-  url: Schema.String
-})
-export const TabRequest = Schema.Struct({ ...tab })
-export const DoneResult = Schema.Struct({ targetId: Schema.String, done: Schema.String })
-
-export const StorageKind = Schema.Literal("local", "session").pipe(
-  Schema.annotations({ message: () => "storage kind is local or session" })
-)
-export const StorageResult = Schema.Struct({
-  targetId: Schema.String,
-  kind: StorageKind,
-  entries: Schema.Record({ key: Schema.String, value: Schema.String })
-})
-export const SetStorageRequest = Schema.Struct({ ...tab, key: Schema.String.pipe(Schema.minLength(1)), value: Schema.String })
-
-export const OfflineRequest = Schema.Struct({ ...tab, offline: Schema.Boolean })
-export const HeadersRequest = Schema.Struct({ ...tab, headers: Schema.Record({ key: Schema.String, value: Schema.String }) })
-export const CredentialsRequest = Schema.Struct({
-  ...tab,
-  user: Schema.optional(Schema.String),
-  pass: Schema.optional(Schema.String),
-  clear: Schema.optional(Schema.Boolean)
-})
-export const GeolocationRequest = Schema.Struct({
-  ...tab,
-  latitude: Schema.optional(Schema.Number.pipe(Schema.between(-90, 90))),
-  longitude: Schema.optional(Schema.Number.pipe(Schema.between(-180, 180))),
-  accuracy: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  origin: Schema.optional(Schema.String),
-  clear: Schema.optional(Schema.Boolean)
-})
-export const MediaRequest = Schema.Struct({ ...tab, media: Schema.Literal("dark", "light", "no-preference", "none") })
-export const TimezoneRequest = Schema.Struct({ ...tab, timezone: Schema.String.pipe(Schema.minLength(1)) })
-export const LocaleRequest = Schema.Struct({ ...tab, locale: Schema.String.pipe(Schema.minLength(1)) })
-export const DeviceRequest = Schema.Struct({ ...tab, name: Schema.String.pipe(Schema.minLength(1)) })
-export const ViewportRequest = Schema.Struct({ ...tab, width: Dimension, height: Dimension })

@@ -1,6 +1,8 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
 import { waitedFor } from "../client/waited.js"
+import { foundHeading } from "../client/found.js"
+import { snapshotNoticesAsParameters } from "../client/hints.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
 import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
@@ -59,20 +61,31 @@ export const navigate = defineTool({
     })
 })
 
-export const navigateBack = defineTool({
-  name: "browser_navigate_back",
-  title: "Go back",
-  description: "Go back to the previous page of the current tab.",
-  input: Schema.Struct({
-    snapshot: optionalField(Schema.Boolean, "also answer with the page's snapshot (saves a browser_snapshot call)")
-  }),
-  readOnly: false,
-  destructive: true,
-  run: ({ snapshot }, env) =>
-    postAct(env, { kind: "back", ...(snapshot === true ? { snapshot: true } : {}) }).pipe(
-      Effect.map((r) => actionText(`Went back to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
-    )
-})
+/** A move in the current tab's history: back or forward, answered with where it went. */
+const historyTool = (kind: "back" | "forward", name: string, title: string, description: string) =>
+  defineTool({
+    name,
+    title,
+    description,
+    input: Schema.Struct({
+      snapshot: optionalField(Schema.Boolean, "also answer with the page's snapshot (saves a browser_snapshot call)")
+    }),
+    readOnly: false,
+    destructive: true,
+    run: ({ snapshot }, env) =>
+      postAct(env, { kind, ...(snapshot === true ? { snapshot: true } : {}) }).pipe(
+        Effect.map((r) => actionText(`Went ${kind} to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
+      )
+  })
+
+export const navigateBack = historyTool("back", "browser_navigate_back", "Go back", "Go back to the previous page of the current tab.")
+
+export const navigateForward = historyTool(
+  "forward",
+  "browser_navigate_forward",
+  "Go forward",
+  "Go forward to the next page of the current tab's history (after browser_navigate_back)."
+)
 
 export const snapshot = defineTool({
   name: "browser_snapshot",
@@ -94,6 +107,36 @@ export const snapshot = defineTool({
   readOnly: true,
   run: (input, env) =>
     env.client.inspect.snapshot({ urlParams: { ...env.query, ...input } }).pipe(Effect.map(snapshotText))
+})
+
+export const find = defineTool({
+  name: "browser_find",
+  title: "Find in page snapshot",
+  description: "Search the current tab's whole snapshot for a text (any case) or a regular expression: each matching " +
+    "line with its [ref=…], under the elements it is in, and the first lines of its content. Cheaper than a whole " +
+    "snapshot when you look for one thing, and it reaches past the cap of a long page's snapshot.",
+  input: Schema.Struct({
+    text: optionalField(Schema.String.pipe(Schema.minLength(1)), "the text to look for (any case); give text or regex"),
+    regex: optionalField(
+      Schema.String.pipe(Schema.minLength(1)),
+      "a regular expression instead (case-sensitive; \"/error/i\" for flags); give text or regex"
+    ),
+    selector: optionalField(Schema.String.pipe(Schema.minLength(1)), "search only the part under this CSS selector"),
+    limit: optionalField(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters found (default 20,000)")
+  }),
+  readOnly: true,
+  run: ({ limit, regex, selector, text }, env) =>
+    Effect.gen(function*() {
+      if ((text === undefined) === (regex === undefined)) {
+        return yield* Effect.fail(new ToolFailure("give either text (plain, any case) or regex (a regular expression), not both and not neither"))
+      }
+      const asked = text !== undefined ? { find: text } : { find: regex!, regex: true }
+      const r = yield* env.client.inspect.snapshot({
+        urlParams: { ...env.query, ...asked, ...(selector !== undefined ? { selector } : {}), ...(limit !== undefined ? { limit } : {}) }
+      })
+      const head = `Page: ${r.title !== "" ? `${r.title} ` : ""}(${r.url})\n${foundHeading(r, asked)}`
+      return r.snapshot !== "" ? `${head}\n${snapshotNoticesAsParameters(r.snapshot)}` : head
+    })
 })
 
 export const click = defineTool({
@@ -125,6 +168,38 @@ export const click = defineTool({
         `${input.doubleClick === true ? "Double-clicked" : "Clicked"} ${elementName(ref, input.element)}`,
         input.snapshot
       ))
+})
+
+export const clickAt = defineTool({
+  name: "browser_mouse_click_xy",
+  title: "Click at a point",
+  description: "Click at a point of the viewport, in CSS pixels from its top left corner (as a viewport screenshot " +
+    "shows it). For what a snapshot has no ref for (a canvas, a map); prefer browser_click with a ref otherwise.",
+  input: Schema.Struct({
+    x: field(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), "pixels from the viewport's left edge"),
+    y: field(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), "pixels from the viewport's top edge"),
+    button: optionalField(Schema.Literal("left", "right", "middle"), "the mouse button (default left)"),
+    clickCount: optionalField(Schema.Int.pipe(Schema.between(1, 2)), "2 for a double click"),
+    element: optionalField(Schema.String, "what is there, in your words (shown in the answer)"),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    act(
+      env,
+      {
+        kind: "clickAt",
+        x: input.x,
+        y: input.y,
+        ...(input.clickCount === 2 ? { double: true } : {}),
+        ...(input.button !== undefined ? { button: input.button } : {})
+      },
+      `${input.clickCount === 2 ? "Double-clicked" : "Clicked"} at (${input.x}, ${input.y})${
+        input.element !== undefined ? ` (${input.element})` : ""
+      }`,
+      input.snapshot
+    )
 })
 
 export const type = defineTool({

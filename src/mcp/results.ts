@@ -1,5 +1,6 @@
 import { snapshotNoticesAsParameters } from "../client/hints.js"
-import type { ActionDialog, ActionDownload, ActResult, ConsoleEntry, PageErrorEntry, SnapshotResult, Tab } from "../domain/browser.js"
+import type { ActionDialog, ActionDownload, ActResult, SnapshotResult, Tab } from "../domain/browser.js"
+import type { ConsoleEntry, PageErrorEntry } from "../domain/browserState.js"
 
 // The control API's answers as the short text an agent reads over MCP: what happened, what it caused
 // (dialogs, tabs, downloads, where the page went) and, where there is something to do next, which tool

@@ -9,8 +9,11 @@ import type { McpTool } from "./tool.js"
 export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.navigate,
   B.navigateBack,
+  B.navigateForward,
   B.snapshot,
+  B.find,
   B.click,
+  B.clickAt,
   B.type,
   B.pressKey,
   B.hover,

@@ -69,6 +69,12 @@ describe("the browser tool", () => {
     expect(text(click)).toMatch(/^click \d+: done/)
     const read = await call({ action: "act", targetId, request: { kind: "evaluate", fn: "() => document.getElementById('count').textContent" } })
     expect(text(read)).toContain(`result: "1"`)
+    // A search in the snapshot: the heading, then the match under its path, its ref acting.
+    const found = text(await call({ action: "snapshot", targetId, find: "ADD ONE" }))
+    expect(found).toMatch(/^ai snapshot of tab \S+: http:\/\/127\.0\.0\.1:\d+\/tool/)
+    expect(found).toMatch(/^1 line\(s\) match "ADD ONE" \(of \d+ in the page's snapshot\)/m)
+    const again = await call({ action: "act", targetId, request: { kind: "click", ref: refOf(found, /"Add one"/) } })
+    expect(again.isError, text(again)).toBe(false)
   }, 60_000)
 
   it("a screenshot is an image part holding a PNG", async () => {

@@ -119,8 +119,11 @@ describe("svc mcp with no gateway running", () => {
       const name of [
         "browser_navigate",
         "browser_navigate_back",
+        "browser_navigate_forward",
         "browser_snapshot",
+        "browser_find",
         "browser_click",
+        "browser_mouse_click_xy",
         "browser_type",
         "browser_press_key",
         "browser_hover",
@@ -198,6 +201,39 @@ describe("svc mcp with no gateway running", () => {
     const back = textOf(await session.call("browser_navigate_back", { snapshot: true }))
     expect(back).toContain(`Went back to ${pages.url("/other")}`)
     expect(back).toMatch(/button "Lonely" \[ref=/)
+  })
+
+  it("finds a text in the page's snapshot with its ref; goes forward; clicks at a point", async () => {
+    await session.call("browser_navigate", { url: pages.url("/form") })
+    const found = textOf(await session.call("browser_find", { text: "INCREMENT" }))
+    expect(found).toContain(`Page: Form (${pages.url("/form")})`)
+    expect(found).toMatch(/^1 line\(s\) match "INCREMENT" \(of \d+ in the page's snapshot\), each under the elements it is in:$/m)
+    expect(found).not.toContain("Other page")
+    const click = await session.call("browser_click", { ref: refOf(found, /button "Increment counter"/) })
+    expect(click.isError, textOf(click)).toBeFalsy()
+    expect(textOf(await session.call("browser_find", { regex: "^\\s*- paragraph: clicked \\d$" }))).toMatch(/- paragraph \[ref=[^\]]+\]: clicked 1$/m)
+    expect(textOf(await session.call("browser_find", { text: "nowhere to be seen" }))).toContain(
+      "No line of the page's snapshot matches \"nowhere to be seen\""
+    )
+    const both = await session.call("browser_find", { text: "a", regex: "b" })
+    expect(both.isError).toBe(true)
+    expect(textOf(both)).toContain("give either text (plain, any case) or regex")
+
+    // A point of the viewport, as a screenshot shows it: the button's middle.
+    const at = JSON.parse(textOf(await session.call("browser_evaluate", {
+      function: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }"
+    }))) as [number, number]
+    const xy = await session.call("browser_mouse_click_xy", { x: at[0], y: at[1], element: "the counter" })
+    expect(xy.isError, textOf(xy)).toBeFalsy()
+    expect(textOf(xy)).toContain(`Clicked at (${at[0]}, ${at[1]}) (the counter)`)
+    expect(textOf(await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })))
+      .toBe('"clicked 2"')
+
+    await session.call("browser_navigate", { url: pages.url("/other") })
+    expect(textOf(await session.call("browser_navigate_back"))).toContain(`Went back to ${pages.url("/form")}`)
+    const forward = textOf(await session.call("browser_navigate_forward", { snapshot: true }))
+    expect(forward).toContain(`Went forward to ${pages.url("/other")}: Other`)
+    expect(forward).toMatch(/button "Lonely" \[ref=/)
   })
 
   it("answers a screenshot as a PNG image part", async () => {

@@ -86,6 +86,12 @@ describe("gateway without the automation library", () => {
     expect(snap.code).toBe(0)
     expect(snap.stdout).toContain('heading "Still here"')
     expect(snap.stdout).toContain('button "Go"')
+    // A search in it works without the library too (no refs to give).
+    const found = await runSvc(["browser", "snapshot", "--find", "go"], env)
+    expect(found.code, found.stderr).toBe(0)
+    expect(found.stdout).toMatch(/^1 line\(s\) match "go", each under the elements it is in:\n/)
+    expect(found.stdout).toContain('button "Go"')
+    expect(found.stdout).not.toContain("Still here")
     const shot = await runSvc(["browser", "screenshot", "--json"], env)
     expect(isPng(JSON.parse(shot.stdout).path)).toBeDefined()
   })

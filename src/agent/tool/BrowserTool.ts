@@ -5,7 +5,7 @@ import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
-import { actText, errorResult, fileUrlLines, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
+import { actText, errorResult, fileUrlLines, foundText, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
 // (targetRouting.ts), then one or more calls of the control API through its typed client: the same
@@ -180,10 +180,12 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
                 ...(p.selector !== undefined ? { selector: p.selector } : {}),
                 ...(p.frame !== undefined ? { frame: p.frame } : {}),
                 ...(p.limit !== undefined ? { limit: p.limit } : {}),
-                ...(p.diff !== undefined ? { diff: p.diff } : {})
+                ...(p.diff !== undefined ? { diff: p.diff } : {}),
+                ...(p.find !== undefined ? { find: p.find } : {}),
+                ...(p.regex !== undefined ? { regex: p.regex } : {})
               }
             }),
-            (s) => textResult(snapshotText(s))
+            (s) => textResult(p.find !== undefined ? foundText(s, { find: p.find, regex: p.regex }) : snapshotText(s))
           )
         case "screenshot":
           return Effect.gen(function*() {

@@ -1,4 +1,5 @@
 import { snapshotNoticesAsParameters } from "../../client/hints.js"
+import { type FoundAsked, foundHeading } from "../../client/found.js"
 import type { ActionDialog, ActionDownload, ActResult, NavigateResult, SnapshotResult } from "../../domain/browser.js"
 
 // What a `browser` tool call answers, in the shape model APIs and MCP share: text parts a model reads
@@ -36,6 +37,14 @@ export const snapshotText = (s: SnapshotResult): string => {
   }
   return `${snapshotNoticesAsParameters(s.snapshot)}\n\n[${facts.join("; ")}]`
 }
+
+/** What a search in a tab's snapshot found: the heading, then the lines (each under its path). */
+export const foundText = (s: SnapshotResult, asked: FoundAsked): string =>
+  [
+    `${s.format} snapshot of tab ${s.targetId}: ${s.url}${s.title !== "" ? ` (${JSON.stringify(s.title)})` : ""}`,
+    foundHeading(s, asked),
+    ...(s.snapshot !== "" ? [snapshotNoticesAsParameters(s.snapshot)] : [])
+  ].join("\n")
 
 /** A dialog an action or a navigation opened, and how it was answered. */
 export const dialogLine = (d: ActionDialog): string =>

@@ -12,6 +12,7 @@ import { isUncheckedFailure } from "./messages.js"
 import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Files } from "../inspect/Files.js"
+import { makeFinder } from "../snapshot/FindLines.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { readAheadAfterNavigation } from "../snapshot/warmUp.js"
@@ -137,6 +138,16 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           : configured ?? (browsers.automation.available ? "ai" : "aria"))
         const efficient = query.efficient === true || query.mode === "efficient" ||
           (query.format === undefined && !roleFlags && configured === "efficient")
+        const finder = query.find !== undefined ? makeFinder({ find: query.find, regex: query.regex === true }) : undefined
+        if (finder !== undefined && "invalid" in finder) return yield* new InvalidRequest({ message: finder.invalid })
+        if (finder !== undefined && query.diff === true) {
+          return yield* new InvalidRequest({
+            message: "--find answers only the lines it finds, and --diff only the lines that changed: pass one of them"
+          })
+        }
+        if (finder === undefined && query.regex === true) {
+          return yield* new InvalidRequest({ message: "--regex says how to read --find: give --find <pattern> too" })
+        }
         if (format === "aria") {
           if (roleFlags || query.labels === true) {
             return yield* new InvalidRequest({
@@ -153,7 +164,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
                     "browser.snapshotDefaults.mode says so): pass --format ai or --format role")
             })
           }
-          return yield* whenCdpTabFree(query.profile, query.targetId, capture.ariaSnapshot(query))
+          return yield* whenCdpTabFree(query.profile, query.targetId, capture.ariaSnapshot({ ...query, find: finder }))
         }
         if (format === "ai" && roleFlags) {
           return yield* new InvalidRequest({
@@ -172,7 +183,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           frame: query.frame,
           efficient,
           labels: query.labels === true,
-          diff: query.diff === true
+          diff: query.diff === true,
+          find: finder
         })))
       })
 
@@ -195,7 +207,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           refs: out.refs,
           stats: out.stats,
           ...(labelsPath !== undefined ? { labelsPath } : {}),
-          ...(out.diff !== undefined ? { diff: out.diff } : {})
+          ...(out.diff !== undefined ? { diff: out.diff } : {}),
+          ...(out.found !== undefined ? { found: out.found } : {})
         } satisfies SnapshotResult
       })
 

@@ -7,7 +7,10 @@ import { Files } from "../inspect/Files.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
+import { MAX_SNAPSHOT_LIMIT } from "./AriaFormat.js"
+import { type Finder, findLines } from "./FindLines.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
+import { FIND_LIMIT } from "./SnapshotOptions.js"
 
 const DEFAULT_ARIA_LIMIT = 2000
 
@@ -22,12 +25,31 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
     const files = yield* Files
     const screenshotDir = browserMediaDir(store.paths.mediaDir)
 
-    const ariaSnapshot = (request: { profile?: string | undefined; targetId?: string | undefined; limit?: number | undefined }) =>
+    /** The tab's ARIA snapshot: at most `limit` nodes; with `find`, what it finds in all of it (`limit` characters). */
+    const ariaSnapshot = (request: {
+      profile?: string | undefined
+      targetId?: string | undefined
+      limit?: number | undefined
+      find?: Finder | undefined
+    }) =>
       Effect.gen(function*() {
         const { endpoint, profile, target } = yield* tabs.resolveTarget(request.profile, request.targetId)
-        const snap = yield* cdp.ariaSnapshot(endpoint, target.targetId, { limit: request.limit ?? DEFAULT_ARIA_LIMIT }).pipe(
+        const nodes = request.find !== undefined ? MAX_SNAPSHOT_LIMIT : request.limit ?? DEFAULT_ARIA_LIMIT
+        const snap = yield* cdp.ariaSnapshot(endpoint, target.targetId, { limit: nodes }).pipe(
           turns.lookingIn({ profile: profile.name, targetId: target.targetId })
         )
+        if (request.find !== undefined) {
+          const found = findLines(snap.snapshot, request.find, request.limit ?? FIND_LIMIT)
+          return {
+            format: "aria",
+            targetId: target.targetId,
+            url: snap.url,
+            title: snap.title,
+            snapshot: found.text,
+            truncated: found.shown < found.matches,
+            found: { matches: found.matches, shown: found.shown }
+          } satisfies SnapshotResult
+        }
         return {
           format: "aria",
           targetId: target.targetId,

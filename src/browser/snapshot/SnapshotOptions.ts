@@ -1,3 +1,5 @@
+import type { Finder } from "./FindLines.js"
+
 // What a snapshot request asks for, and how its options resolve: any role option makes a role snapshot,
 // `efficient` fills in a cap and the filters, and the cap and depth are clamped to sane numbers.
 
@@ -20,13 +22,19 @@ export interface SnapshotOptions {
   readonly efficient?: boolean | undefined
   /** Also a viewport screenshot with each visible ref's label drawn on its element. */
   readonly labels?: boolean | undefined
+  /**
+   * Only the lines that match this search, each under its path (FindLines.ts): the whole page (or scope) is
+   * read for it, and the cap applies to what is found (default {@link FIND_LIMIT}).
+   */
+  readonly find?: Finder | undefined
   /** Bound on playwright's snapshot call. Default 20 s (with selector or frame: 5 s, which is mostly the wait for it). */
   readonly timeoutMs?: number | undefined
 }
 
 export const DEFAULT_LIMIT = 80_000
 export const EFFICIENT_LIMIT = 10_000
-const MAX_LIMIT = 10_000_000
+export const FIND_LIMIT = 20_000
+export const MAX_LIMIT = 10_000_000
 const DEFAULT_TIMEOUT_MS = 20_000
 const LOCATE_TIMEOUT_MS = 5_000
 
@@ -39,6 +47,9 @@ export interface ResolvedSnapshotOptions {
   readonly selector: string | undefined
   readonly frame: string | undefined
   readonly labels: boolean
+  readonly find: Finder | undefined
+  /** How far the page is read: the cap, or everything for a search (its cap is on what it found). */
+  readonly readLimit: number
   readonly timeoutMs: number
 }
 
@@ -47,7 +58,10 @@ export const resolveSnapshotOptions = (o: SnapshotOptions): ResolvedSnapshotOpti
   const efficient = o.efficient === true
   const role = o.format === "role" || efficient || o.interactive === true || o.compact === true ||
     o.depth !== undefined || o.selector !== undefined || o.frame !== undefined
-  const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(o.limit ?? (efficient ? EFFICIENT_LIMIT : DEFAULT_LIMIT))))
+  const limit = Math.min(
+    MAX_LIMIT,
+    Math.max(1, Math.floor(o.limit ?? (o.find !== undefined ? FIND_LIMIT : efficient ? EFFICIENT_LIMIT : DEFAULT_LIMIT)))
+  )
   // No depth of its own: a depth limit would drop the deepest controls (a button five lists down), and
   // efficient is a flat list of controls already, which the character cap bounds.
   const depth = o.depth !== undefined ? Math.max(1, Math.floor(o.depth)) : undefined
@@ -60,6 +74,8 @@ export const resolveSnapshotOptions = (o: SnapshotOptions): ResolvedSnapshotOpti
     selector: o.selector,
     frame: o.frame,
     labels: o.labels === true,
+    find: o.find,
+    readLimit: o.find !== undefined ? MAX_LIMIT : limit,
     timeoutMs: o.timeoutMs ?? (o.selector !== undefined || o.frame !== undefined ? LOCATE_TIMEOUT_MS : DEFAULT_TIMEOUT_MS)
   }
 }

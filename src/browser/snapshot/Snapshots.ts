@@ -6,6 +6,7 @@ import { timed } from "../../platform/serverTiming.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Refs, type TabRef } from "../act/Refs.js"
 import { type RenderedAi, renderAiSnapshot } from "./AiSnapshot.js"
+import { findLines } from "./FindLines.js"
 import { foldControlState } from "./ControlLines.js"
 import { frameOrigin, labelsScreenshot } from "./Labels.js"
 import { readPageControls } from "./PageControls.js"
@@ -36,6 +37,8 @@ export interface SnapshotOutput {
   readonly labelsPng?: Uint8Array
   /** With diff: what the text is (a diff against the tab's previous snapshot, or whole and why). */
   readonly diff?: SnapshotDiffInfo
+  /** With find: how many lines matched, and how many of them the text shows. */
+  readonly found?: { readonly matches: number; readonly shown: number }
 }
 
 /** The last snapshot text a tab was given, and what it was taken of and with. */
@@ -191,10 +194,13 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             })))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
+          const readAi = () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) })
+          // A search reads the whole page: nothing to bound.
           const read = Effect.tryPromise({
             try: () =>
-              readBounded(page, sessions.evaluateUtility, o.limit, () =>
-                page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) })),
+              o.find !== undefined
+                ? oneWalkAtATime(page, readAi).then((raw) => ({ raw, unread: undefined }))
+                : readBounded(page, sessions.evaluateUtility, o.readLimit, readAi),
             catch: failed
           }).pipe(timed("aria"))
           const prepared = prepareRefChecks(page, sessions.evaluateUtility)
@@ -206,7 +212,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           }
           const { raw, unread } = bounded
           const folded = foldControlState(raw, yield* Fiber.join(controls))
-          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.limit, baseFor, unread }))
+          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.readLimit, baseFor, unread }))
             .pipe(timed("render"))
         } else {
           const within = o.frame !== undefined ? page.frameLocator(o.frame) : undefined
@@ -220,11 +226,11 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           const started = performance.now()
           // The whole page is read only as far as the cap reaches (walkBound.ts) where the estimate can tell:
           // a list of controls, or every line; not once depth or compact leave lines out.
-          const bounded = target === undefined && o.depth === undefined && (o.interactive || !o.compact)
+          const bounded = target === undefined && o.depth === undefined && (o.interactive || !o.compact) && o.find === undefined
           const { raw, unread } = yield* Effect.tryPromise({
             try: () =>
               bounded
-                ? readBounded(page, sessions.evaluateUtility, o.limit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
+                ? readBounded(page, sessions.evaluateUtility, o.readLimit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
                 : oneWalkAtATime(page, () => (target ?? page).ariaSnapshot(options)).then((text) => ({ raw: text, unread: undefined })),
             catch: failed
           })
@@ -232,7 +238,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           const nodes = parseRoleSnapshot(foldControlState(raw, yield* Fiber.join(controls)))
           rendered = yield* refs.recordRole(tab, navigations, o.frame, (numberFor) =>
             renderRoleSnapshot(nodes, {
-              limit: o.limit,
+              limit: o.readLimit,
               interactive: o.interactive,
               compact: o.compact,
               depth: o.depth,
@@ -263,9 +269,26 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             rendered = { ...rendered, boxes: rendered.boxes.map((b) => ({ ...b, x: b.x + origin.x, y: b.y + origin.y })) }
           }
         }
+        // A search answers what it found in the whole text (which is not the tab's snapshot to diff against).
+        const found = o.find !== undefined ? findLines(rendered.text, o.find, o.limit) : undefined
+        const foundRefs = found !== undefined ? new Set(found.refs) : undefined
+        const boxes = foundRefs !== undefined ? rendered.boxes.filter((b) => foundRefs.has(b.ref)) : rendered.boxes
         const labelsPng = o.labels
-          ? yield* labelsScreenshot(page, rendered.boxes).pipe(Effect.mapError(failed))
+          ? yield* labelsScreenshot(page, boxes).pipe(Effect.mapError(failed))
           : undefined
+        if (found !== undefined) {
+          return {
+            format: o.format,
+            snapshot: found.text,
+            refs: Object.fromEntries(found.refs.flatMap((r) => rendered.refs[r] !== undefined ? [[r, rendered.refs[r]]] : [])),
+            stats: rendered.stats,
+            truncated: found.shown < found.matches,
+            url: page.url(),
+            title: yield* Fiber.join(title),
+            found: { matches: found.matches, shown: found.shown },
+            ...(labelsPng !== undefined ? { labelsPng } : {})
+          } satisfies SnapshotOutput
+        }
         const { diff: _diff, ...asked } = request
         const taken = { options: optionsLabel(o), navigations, page: new WeakRef(page), request: { ...asked, labels: false } }
         const before = remember(tab, { text: rendered.text, ...taken })

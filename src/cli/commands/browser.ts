@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
+import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
 import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
@@ -193,6 +194,14 @@ const snapshot = Command.make(
       "only the lines changed since this tab's last snapshot (the whole snapshot after a navigation or with " +
         "other options, saying so)"
     ),
+    find: Options.text("find").pipe(
+      Options.withDescription(
+        "only the lines that hold this text (any case), each under the elements it is in; the whole page is searched, " +
+          "--limit caps what is found (default 20,000 characters)"
+      ),
+      Options.optional
+    ),
+    regex: flag("regex", "--find is a regular expression (`error|warning`, or `/error/i` with flags)"),
     targetId: targetIdOption
   },
   (args) =>
@@ -213,10 +222,18 @@ const snapshot = Command.make(
             ...(args.compact ? { compact: true } : {}),
             ...(args.efficient ? { efficient: true } : {}),
             ...(args.labels ? { labels: true } : {}),
-            ...(args.diff ? { diff: true } : {})
+            ...(args.diff ? { diff: true } : {}),
+            ...given("find", args.find),
+            ...(args.regex ? { regex: true } : {})
           }
         }),
-      (r) => (r.labelsPath !== undefined ? `${r.snapshot}\nMEDIA:${r.labelsPath}` : r.snapshot)
+      (r) => {
+        const text = Option.match(args.find, {
+          onNone: () => r.snapshot,
+          onSome: (find) => [foundHeading(r, { find, regex: args.regex }), ...(r.snapshot !== "" ? [r.snapshot] : [])].join("\n")
+        })
+        return r.labelsPath !== undefined ? `${text}\nMEDIA:${r.labelsPath}` : text
+      }
     )
 ).pipe(Command.withDescription("print a snapshot of the tab (refs for click, type, ...)"))
 
