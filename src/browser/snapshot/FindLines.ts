@@ -2,8 +2,8 @@ import { indentOf } from "./AriaLine.js"
 import { refOfLine } from "./SnapshotDiff.js"
 
 // A search in a snapshot: the lines of the whole page's snapshot that match a text or a regular expression,
-// each under the lines of the elements it is inside (its path from the top), with the first few lines of
-// its own content. An agent looking for one thing on a long page reads that instead of a whole snapshot the
+// each under the lines of the elements it is inside (its path from the top, bare wrappers left out), with
+// the first few lines of its own content. An agent looking for one thing on a long page reads that instead of a whole snapshot the
 // character cap may have cut before it. Matches that share a part of the path show it once: the answer is
 // the snapshot's own tree, with what does not lead to a match left out.
 
@@ -22,6 +22,9 @@ export interface Finder {
 
 /** Lines of a match's own content shown after it (its first children: a link's /url, a cell's text). */
 const CONTENT_LINES = 2
+
+/** A wrapper with no name and no text of its own (`- generic [ref=7]:`): a path leaves it out, as compact does. */
+const WRAPPER = /^\s*- generic(?: \[[^\]]*\])*:$/
 
 /** ` [ref=12]`: a line is matched as the agent reads it, without its ref. */
 const REF_ATTR = / \[ref=[^\]]*\]/g
@@ -82,11 +85,12 @@ export const findLines = (snapshot: string, finder: Finder, limit: number): Foun
   // Room for the notice, should it be needed (its count is at most this long).
   const noticeRoom = moreNotice(matching.length, limit).length + 1
   for (const [k, m] of matching.entries()) {
-    // The path: each nearest line above with less indentation, from the top down; then the match and its content.
+    // The path: each nearest line above with less indentation, from the top down (bare wrappers left out);
+    // then the match and its content.
     const path: Array<number> = []
     for (let i = m - 1, indent = indents[m]!; i >= 0 && indent > 0; i--) {
       if (indents[i]! < indent) {
-        path.push(i)
+        if (!WRAPPER.test(lines[i]!)) path.push(i)
         indent = indents[i]!
       }
     }

@@ -38,6 +38,16 @@ describe("findLines", () => {
     expect(r.refs).toEqual(["3", "5", "9", "10", "11"])
   })
 
+  it("leaves bare wrappers out of a path", () => {
+    const wrapped = ["- generic [ref=1]:", "  - generic [active] [ref=2]:", "    - navigation \"Site\" [ref=3]:", "      - generic [ref=4]:",
+      "        - link \"Docs\" [ref=5]", "  - generic [ref=6]: Docs here"].join("\n")
+    expect(findLines(wrapped, finder("docs"), 10_000).text.split("\n")).toEqual([
+      "    - navigation \"Site\" [ref=3]:",
+      "        - link \"Docs\" [ref=5]",
+      "  - generic [ref=6]: Docs here"
+    ])
+  })
+
   it("shows a path shared by several matches once, in the snapshot's order", () => {
     const r = findLines(snapshot, finder("apple"), 10_000)
     expect(r.text.split("\n")).toEqual([
