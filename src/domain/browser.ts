@@ -360,6 +360,18 @@ const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: 
     ...fields
   })
 
+/** A scroll's result: where the scrolled part is, in CSS pixels, and the furthest it goes (0: it does not scroll that way). */
+export interface ScrollPosition {
+  readonly x: number
+  readonly y: number
+  readonly maxX: number
+  readonly maxY: number
+  /** Whether the wheel moved it at all. */
+  readonly moved: boolean
+  /** `page`, or the element that scrolled (its tag, and its id or first class). */
+  readonly scroller: string
+}
+
 export const ActRequest = Schema.Union(
   act("click", {
     ref: Ref,
@@ -396,6 +408,15 @@ export const ActRequest = Schema.Union(
   act("value", { ref: Ref }),
   act("hover", { ref: Ref }),
   act("scrollIntoView", { ref: Ref }),
+  /**
+   * The mouse wheel turned over the element (or the viewport's middle): dy CSS pixels down (negative: up), dx
+   * right (negative: left). The result is where the scrolled part now is: {x, y, maxX, maxY, moved, scroller}.
+   */
+  act("scroll", {
+    dx: Schema.optional(Schema.Number.pipe(Schema.finite())),
+    dy: Schema.optional(Schema.Number.pipe(Schema.finite())),
+    ref: Schema.optional(Ref)
+  }),
   act("drag", { startRef: Ref, endRef: Ref }),
   act("select", { ref: Ref, values: Schema.Array(Schema.String).pipe(Schema.minItems(1)) }),
   act("fill", { fields: Schema.Array(FillField).pipe(Schema.minItems(1)) }),
@@ -451,7 +472,7 @@ export const ActResult = Schema.Struct({
   /** back, forward, reload: the page's title now, and the HTTP status of its load (absent for a same-page move). */
   title: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),
-  /** evaluate: the function's JSON result; text: the text; value: a string, a boolean or [{value, label}]. */
+  /** evaluate: the function's JSON result; text: the text; value: a string, a boolean or [{value, label}]; scroll: {x, y, maxX, maxY, moved, scroller}. */
   result: Schema.optional(Schema.Unknown),
   /** What happened because of the action (each present only when it happened). */
   dialogs: Schema.optional(Schema.Array(ActionDialog)),

@@ -49,6 +49,7 @@ export const BrowserToolActKind = Schema.Literal(
   "wait",
   "evaluate",
   "scrollIntoView",
+  "scroll",
   "close"
 )
 
@@ -83,6 +84,8 @@ export const BrowserToolActRequest = Schema.Struct({
   timeMs: opt(Schema.Int, "wait: just wait this long"),
   enabled: opt(Schema.Boolean, "wait: with ref or selector, until it is enabled"),
   fn: opt(Schema.String, "evaluate, wait: a JavaScript function, e.g. () => document.title"),
+  dx: opt(Schema.Number, "scroll: pixels right (negative: left)"),
+  dy: opt(Schema.Number, "scroll: pixels down (negative: up); over ref's element if given, else the page"),
   timeoutMs: opt(Schema.Int, "how long the action may take, in milliseconds")
 })
 export type BrowserToolActRequest = typeof BrowserToolActRequest.Type

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
+import { scrolledLine } from "../client/scrolled.js"
 import { waitedFor } from "../client/waited.js"
 import { foundHeading } from "../client/found.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
@@ -200,6 +201,36 @@ export const clickAt = defineTool({
       }`,
       input.snapshot
     )
+})
+
+export const mouseWheel = defineTool({
+  name: "browser_mouse_wheel",
+  title: "Scroll",
+  description: "Turn the mouse wheel over the page (or over the element `ref`, for a list or panel that scrolls on " +
+    "its own): deltaY pixels down (negative: up), deltaX right. Says where the scrolled part is now and whether it moved " +
+    "(at its end it does not; an endless list grows as it nears it).",
+  input: Schema.Struct({
+    deltaX: optionalField(Schema.Number.pipe(Schema.finite()), "pixels right (negative: left)"),
+    deltaY: optionalField(Schema.Number.pipe(Schema.finite()), "pixels down (negative: up)"),
+    ref: optionalField(Ref, "scroll over this element instead of the page's middle"),
+    target: optionalField(Ref, "the same as ref"),
+    element: optionalField(Schema.String, "what the element is, in your words"),
+    ...afterFields
+  }),
+  readOnly: false,
+  run: (input, env) => {
+    const ref = input.ref ?? input.target
+    const delta = { dx: input.deltaX ?? 0, dy: input.deltaY ?? 0 }
+    return postAct(env, {
+      kind: "scroll",
+      ...delta,
+      ...(ref !== undefined ? { ref } : {}),
+      ...(input.snapshot === true ? { diff: true } : {})
+    }).pipe(Effect.map((r) => {
+      const line = scrolledLine(r.result, delta)
+      return actionText(`${line.charAt(0).toUpperCase()}${line.slice(1)}${ref !== undefined ? ` (over ${elementName(ref, input.element)})` : ""}`, r)
+    }))
+  }
 })
 
 export const type = defineTool({

@@ -14,6 +14,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.find,
   B.click,
   B.clickAt,
+  B.mouseWheel,
   B.type,
   B.pressKey,
   B.hover,

@@ -75,6 +75,9 @@ describe("the browser tool", () => {
     expect(found).toMatch(/^1 line\(s\) match "ADD ONE" \(of \d+ in the page's snapshot\)/m)
     const again = await call({ action: "act", targetId, request: { kind: "click", ref: refOf(found, /"Add one"/) } })
     expect(again.isError, text(again)).toBe(false)
+    // The wheel on a page that fits its viewport: nothing moves, and the result says so.
+    const wheel = await call({ action: "act", targetId, request: { kind: "scroll", dy: 300 } })
+    expect(text(wheel), text(wheel)).toContain(`result: {"x":0,"y":0,"maxX":0,"maxY":0,"moved":false,"scroller":"page"}`)
   }, 60_000)
 
   it("a screenshot is an image part holding a PNG", async () => {

@@ -46,6 +46,7 @@ const dialogs = `<!doctype html><title>Dialogs</title>
 <button onclick="document.getElementById('said').textContent = 'prompt ' + prompt('Your name?', 'nobody')">Name</button>
 <button onclick="setTimeout(() => document.getElementById('said').textContent = 'later ' + confirm('Later?'), 300)">Later</button>
 <p id="said">nothing</p>`
+const tall = `<!doctype html><title>Tall</title><style>body { margin: 0 }</style><div style="height: 4000px">tall</div>`
 const greets = `<!doctype html><title>Greets</title><p id="greeted">no</p>
 <script>alert('Welcome'); document.getElementById('greeted').textContent = 'yes'</script>`
 
@@ -101,7 +102,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs,
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall,
       "/api/items": { type: "application/json", body: JSON.stringify({ items: ["a", "b"], page: 2 }) }
     })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
@@ -124,6 +125,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_find",
         "browser_click",
         "browser_mouse_click_xy",
+        "browser_mouse_wheel",
         "browser_type",
         "browser_press_key",
         "browser_hover",
@@ -229,8 +231,19 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })))
       .toBe('"clicked 2"')
 
+    // The wheel scrolls the page, and says where it is; at an end, that it did not move.
+    await session.call("browser_navigate", { url: pages.url("/tall") })
+    const wheel = await session.call("browser_mouse_wheel", { deltaY: 500 })
+    expect(wheel.isError, textOf(wheel)).toBeFalsy()
+    expect(textOf(wheel)).toMatch(/^Scrolled down 500 px: the page is at y 500 of [\d,]+$/m)
+    expect(textOf(await session.call("browser_mouse_wheel", { deltaY: -900 }))).toMatch(/^Scrolled up 900 px: the page is at y 0 of/m)
+    expect(textOf(await session.call("browser_mouse_wheel", { deltaY: -100 }))).toMatch(/but the page did not move: it is at y 0 of [\d,]+ \(the end that way\)/)
+    const nothing = await session.call("browser_mouse_wheel", {})
+    expect(nothing.isError).toBe(true)
+    expect(textOf(nothing)).toContain("scroll: say how far, in CSS pixels")
+
     await session.call("browser_navigate", { url: pages.url("/other") })
-    expect(textOf(await session.call("browser_navigate_back"))).toContain(`Went back to ${pages.url("/form")}`)
+    expect(textOf(await session.call("browser_navigate_back"))).toContain(`Went back to ${pages.url("/tall")}`)
     const forward = textOf(await session.call("browser_navigate_forward", { snapshot: true }))
     expect(forward).toContain(`Went forward to ${pages.url("/other")}: Other`)
     expect(forward).toMatch(/button "Lonely" \[ref=/)

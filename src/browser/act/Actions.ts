@@ -19,6 +19,7 @@ import {
 } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
+import { scroll } from "./scroll.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 
@@ -535,6 +536,7 @@ const makeActions = () => {
     highlight,
     elementScreenshot,
     pdf,
+    scroll,
     ...makeMoreActions()
   } as const
 }

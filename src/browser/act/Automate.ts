@@ -366,6 +366,13 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             case "scrollIntoView":
               yield* withRef(request.ref, (target) => actions.scrollIntoView(page, target, timeout))
               break
+            case "scroll": {
+              const { dx = 0, dy = 0, ref } = request
+              result = ref !== undefined
+                ? yield* withRef(ref, (target) => actions.scroll(page, dx, dy, target, timeout))
+                : yield* actions.scroll(page, dx, dy, undefined, timeout)
+              break
+            }
             case "drag":
               yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
               break
@@ -435,7 +442,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           targetId: target.targetId,
           url: page.url(),
           ...(moved !== undefined ? { title: moved.title, ...(moved.status !== undefined ? { status: moved.status } : {}) } : {}),
-          ...(request.kind === "evaluate" || request.kind === "text" || request.kind === "value"
+          ...(request.kind === "evaluate" || request.kind === "text" || request.kind === "value" || request.kind === "scroll"
             ? { result: result ?? null }
             : {}),
           ...others,

@@ -27,6 +27,7 @@ export type ActionName =
   | "reload"
   | "text"
   | "value"
+  | "scroll"
 
 export type ActionError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
 

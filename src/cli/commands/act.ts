@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { type ActRequest, type ActResult, FillField, TargetId } from "../../domain/browser.js"
 import { waitedFor } from "../../client/waited.js"
+import { scrolledLine } from "../../client/scrolled.js"
 import { navigationLines, withEffects } from "./actEffects.js"
 import { callControl, CliFailure, type CommonArgs, commonOptions, given } from "./shared.js"
 
@@ -59,6 +60,9 @@ const act = (args: Args_, request: ActRequest, human: (url: string, result: unkn
   )
 
 const done = (what: string) => (url: string) => `${what} (${url})`
+
+/** How far `svc browser scroll` goes when not told: most of a viewport. */
+const DEFAULT_SCROLL_PX = 600
 
 const navigate = Command.make(
   "navigate",
@@ -266,6 +270,40 @@ const scrollIntoView = Command.make(
     Command.withDescription("scroll <ref> into view")
   )
 
+const scroll = Command.make(
+  "scroll",
+  {
+    ...commonOptions,
+    direction: Args.choice([["down", "down"], ["up", "up"], ["right", "right"], ["left", "left"]], { name: "direction" }).pipe(
+      Args.withDescription("down, up, right or left")
+    ),
+    pixels: Args.integer({ name: "pixels" }).pipe(Args.withDescription("how far, in CSS pixels (default 600)"), Args.optional),
+    ref: Options.text("ref").pipe(
+      Options.withDescription("turn the wheel over this element (a list or panel that scrolls on its own), not the page"),
+      Options.optional
+    ),
+    timeout: timeoutOption,
+    ...after,
+    targetId: targetIdOption
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const pixels = Option.getOrElse(args.pixels, () => DEFAULT_SCROLL_PX)
+      if (pixels <= 0) {
+        return yield* new CliFailure({ message: `scroll: pixels must be a positive number (got ${pixels}); say up or left to go back` })
+      }
+      const sign = args.direction === "up" || args.direction === "left" ? -1 : 1
+      const delta = args.direction === "left" || args.direction === "right" ? { dx: sign * pixels } : { dy: sign * pixels }
+      return yield* act(
+        args,
+        { kind: "scroll", ...delta, ...given("ref", args.ref), ...withTimeout(args.timeout) },
+        (url, result) => `${scrolledLine(result, delta)} (${url})`
+      )
+    })
+).pipe(
+  Command.withDescription("scroll the page (or --ref's element) with the mouse wheel, and say where it is now")
+)
+
 const drag = Command.make(
   "drag",
   { ...commonOptions, startRef: ref("startRef"), endRef: ref("endRef"), timeout: timeoutOption, ...after, targetId: targetIdOption },
@@ -445,6 +483,7 @@ export const actCommands = [
   press,
   hover,
   scrollIntoView,
+  scroll,
   drag,
   select,
   fill,
