@@ -14,6 +14,7 @@ export const ConsoleQuery = Schema.Struct({
 export const ErrorsQuery = Schema.Struct({ ...TabQuery, clear: Schema.optional(QueryFlag) })
 export const RequestsQuery = Schema.Struct({
   ...TabQuery,
+  /** A substring of the URL or method (any case), or a regular expression of the URL (`api/.*user`, `/re/i`). */
   filter: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   clear: Schema.optional(QueryFlag)
 })

@@ -118,7 +118,7 @@ export const BrowserToolParams = Schema.Struct({
   stopOnError: opt(Schema.Boolean, "act with batch: stop at the first that fails (default true)"),
   snapshotAfter: opt(Schema.Boolean, "act: answer with the tab's snapshot after the action"),
   level: opt(Schema.Literal("debug", "log", "info", "warning", "error"), "console: the lowest level shown"),
-  filter: opt(Schema.String, "requests: only URLs containing this"),
+  filter: opt(Schema.String, "requests: only URLs containing this, or matching it as a regular expression"),
   clear: opt(Schema.Boolean, "errors, requests, cookies, storage: clear them"),
   paths: opt(Schema.Array(Schema.String), "upload: the files (in the uploads root)"),
   accept: opt(Schema.Boolean, "dialog: accept (true) or dismiss (false) the next dialog"),

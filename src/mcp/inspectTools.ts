@@ -36,7 +36,10 @@ export const networkRequests = defineTool({
   title: "Network requests",
   description: "The requests the current tab made since the gateway attached (at most 500 kept), oldest first.",
   input: Schema.Struct({
-    filter: optionalField(Schema.String.pipe(Schema.minLength(1)), "only requests whose URL contains this text"),
+    filter: optionalField(
+      Schema.String.pipe(Schema.minLength(1)),
+      "only requests whose URL contains this text, or matches it as a regular expression (e.g. \"/api/.*user\")"
+    ),
     clear: optionalField(Schema.Boolean, "forget them after answering")
   }),
   readOnly: true,

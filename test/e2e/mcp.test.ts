@@ -473,6 +473,11 @@ describe("svc mcp with no gateway running", () => {
     expect(cut.split("\n")[1]).toBe(`{"ite`)
     const none = await session.call("browser_response_body", { url: "**/nothing-like-this", timeout: 200 })
     expect(none.isError).toBe(true)
+    // The request list's filter reads as Playwright MCP's does (a regular expression), or as plain text.
+    expect(textOf(await session.call("browser_network_requests", { filter: "/api/.*page=2" }))).toBe(
+      `[GET] ${pages.url("/api/items?page=2")} => [200] fetch`
+    )
+    expect(textOf(await session.call("browser_network_requests", { filter: "ITEMS?page" }))).toContain("/api/items?page=2")
   })
 
   it("reads cookies and local storage without being told to get", async () => {

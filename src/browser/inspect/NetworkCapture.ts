@@ -49,11 +49,29 @@ export interface NetworkLog {
   readonly waiters: Set<ResponseWaiter>
 }
 
-/** The request filter: a case-insensitive substring of the URL or the method. */
+/** A filter read as a regular expression of the URL (`/api/.*user`, or `/re/flags`), any case; undefined if it is none. */
+const asRegex = (filter: string): RegExp | undefined => {
+  const slashed = /^\/(.+)\/([a-z]*)$/s.exec(filter)
+  try {
+    return slashed !== null
+      ? new RegExp(slashed[1]!, slashed[2]!.replace(/[gy]/g, ""))
+      : new RegExp(filter, "i")
+  } catch {
+    return undefined
+  }
+}
+let lastRegex: { readonly filter: string; readonly regex: RegExp | undefined } | undefined
+
+/**
+ * The request filter: a case-insensitive substring of the URL or the method, or a regular expression the URL
+ * matches (as Playwright MCP reads its filter: `/api/.*user`).
+ */
 export const requestMatches = (entry: { readonly url: string; readonly method: string }, filter: string | undefined) => {
   if (filter === undefined || filter === "") return true
   const f = filter.toLowerCase()
-  return entry.url.toLowerCase().includes(f) || entry.method.toLowerCase().includes(f)
+  if (entry.url.toLowerCase().includes(f) || entry.method.toLowerCase().includes(f)) return true
+  if (lastRegex?.filter !== filter) lastRegex = { filter, regex: asRegex(filter) }
+  return lastRegex.regex?.test(entry.url) === true
 }
 
 /** The page a request belongs to; undefined for a service worker's own requests. */

@@ -59,7 +59,7 @@ const requests = Command.make(
   "requests",
   {
     ...tabOptions,
-    filter: Options.text("filter").pipe(Options.withDescription("only requests whose URL or method contains this"), Options.optional),
+    filter: Options.text("filter").pipe(Options.withDescription("only requests whose URL or method contains this (any case), or whose URL matches it as a regular expression (api/.*user)"), Options.optional),
     clear: Options.boolean("clear").pipe(Options.withDescription("empty the list after reading it"))
   },
   (args) =>

@@ -111,6 +111,12 @@ describe("request filter", () => {
     expect(requestMatches(r, "get")).toBe(false)
     expect(requestMatches(r, undefined)).toBe(true)
     expect(requestMatches(r, "")).toBe(true)
+    // A regular expression of the URL, as Playwright MCP reads its filter; a bad one matches as text only.
+    expect(requestMatches(r, "/api/.*ems")).toBe(true)
+    expect(requestMatches(r, "API/I.EMS")).toBe(true)
+    expect(requestMatches(r, "/API/items/")).toBe(false)
+    expect(requestMatches(r, "/api/x.*")).toBe(false)
+    expect(requestMatches(r, "(api")).toBe(false)
   })
 })
 
