@@ -44,6 +44,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "observe.console": "Console messages the tab logged since the gateway attached.",
   "observe.errors": "Errors the tab threw, and dialogs nobody answered.",
   "observe.requests": "Requests the tab made.",
+  "observe.request": "One request of the tab in full, by its seq: its headers both ways and the data it posted.",
   "observe.responseBody": "The body of the latest response whose URL matches a glob.",
   "observe.traceStart": "Start recording a trace.",
   "observe.traceStop": "Stop the trace and save it.",

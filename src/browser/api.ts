@@ -102,6 +102,7 @@ export class ObserveGroup extends HttpApiGroup.make("observe")
   .add(HttpApiEndpoint.get("console", "/console").setUrlParams(S.ConsoleQuery).addSuccess(S.ConsoleResult))
   .add(HttpApiEndpoint.get("errors", "/errors").setUrlParams(S.ErrorsQuery).addSuccess(S.ErrorsResult))
   .add(HttpApiEndpoint.get("requests", "/requests").setUrlParams(S.RequestsQuery).addSuccess(S.RequestsResult))
+  .add(HttpApiEndpoint.get("request", "/request").setUrlParams(S.RequestQuery).addSuccess(S.RequestDetail))
   .add(
     HttpApiEndpoint.post("responseBody", "/response/body")
       .setUrlParams(ProfileQuery)

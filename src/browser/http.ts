@@ -61,6 +61,7 @@ const ObserveHandlers = HttpApiBuilder.group(BrowserApi, "observe", (handlers) =
       .handle("console", ({ urlParams }) => inspector.console(urlParams))
       .handle("errors", ({ urlParams }) => inspector.errors(urlParams))
       .handle("requests", ({ urlParams }) => inspector.requests(urlParams))
+      .handle("request", ({ urlParams }) => inspector.request(urlParams))
       .handle("responseBody", ({ payload, urlParams }) => inspector.responseBody(urlParams.profile, payload))
       .handle("traceStart", ({ payload, urlParams }) => inspector.traceStart(urlParams.profile, payload))
       .handle("traceStop", ({ payload, urlParams }) => inspector.traceStop(urlParams.profile, payload))

@@ -48,6 +48,23 @@ export const RequestEntry = Schema.Struct({
   durationMs: Schema.NullOr(Schema.Number),
   timestamp: Schema.String
 })
+export const RequestQuery = Schema.Struct({
+  ...TabQuery,
+  /** The request's seq, as GET /requests lists it. */
+  seq: Schema.NumberFromString.pipe(
+    Schema.int(),
+    Schema.between(1, Number.MAX_SAFE_INTEGER),
+    Schema.annotations({ message: () => "seq: expected a request's seq from GET /requests (a whole number from 1)" })
+  )
+})
+/** One request in full: its entry, its headers both ways (null before a response) and the data it posted. */
+export const RequestDetail = Schema.Struct({
+  targetId: Schema.String,
+  ...RequestEntry.fields,
+  requestHeaders: Schema.Record({ key: Schema.String, value: Schema.String }),
+  responseHeaders: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  postData: Schema.NullOr(Schema.String)
+})
 export const DialogEntry = Schema.Struct({
   seq: Schema.Number,
   type: Schema.Literal("alert", "confirm", "prompt", "beforeunload"),

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { requestDetailText } from "../client/requestDetail.js"
 import { consoleLines } from "./results.js"
 import { defineTool, field, optionalField } from "./tool.js"
 
@@ -34,7 +35,8 @@ export const consoleMessages = defineTool({
 export const networkRequests = defineTool({
   name: "browser_network_requests",
   title: "Network requests",
-  description: "The requests the current tab made since the gateway attached (at most 500 kept), oldest first.",
+  description: "The requests the current tab made since the gateway attached (at most 500 kept), oldest first, each " +
+    "ending with its #n for browser_network_request (headers, posted data).",
   input: Schema.Struct({
     filter: optionalField(
       Schema.String.pipe(Schema.minLength(1)),
@@ -51,10 +53,22 @@ export const networkRequests = defineTool({
           : r.entries.map((e) =>
             `[${e.method}] ${e.url} => ${
               e.state === "finished" ? `[${e.status ?? "?"}]` : e.state === "failed" ? `failed: ${e.failure ?? "?"}` : "pending"
-            } ${e.resourceType}`
+            } ${e.resourceType} #${e.seq}`
           ).join("\n")
       )
     )
+})
+
+export const networkRequest = defineTool({
+  name: "browser_network_request",
+  title: "Network request details",
+  description: "One request of the current tab in full: the headers it was sent with and answered with, and the data " +
+    "it posted. Its number is the #n that ends its line in browser_network_requests; its body is browser_response_body's.",
+  input: Schema.Struct({
+    index: field(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)), "the request's #n from browser_network_requests")
+  }),
+  readOnly: true,
+  run: ({ index }, env) => env.client.observe.request({ urlParams: { ...env.query, seq: index } }).pipe(Effect.map(requestDetailText))
 })
 
 export const responseBody = defineTool({

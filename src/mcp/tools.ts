@@ -29,6 +29,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   tabs,
   I.consoleMessages,
   I.networkRequests,
+  I.networkRequest,
   I.responseBody,
   B.pdfSave,
   B.close,

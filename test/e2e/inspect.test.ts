@@ -38,6 +38,11 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify({ items: Array.from({ length: 500 }, (_, i) => ({ id: i, name: `item ${i}` })) }))
     return
   }
+  if (url.pathname === "/api/save") {
+    res.writeHead(201, { "content-type": "application/json", "x-saved-by": "test-server" })
+    res.end("{}")
+    return
+  }
   if (url.pathname === "/download") {
     res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.bin"' })
     res.end(payload)
@@ -118,6 +123,28 @@ describe("inspection, files and state through the gateway", () => {
     expect(documents[0]).toMatchObject({ url: url("/logs"), resourceType: "document", status: 200 })
     const human = await svc("browser", "requests")
     expect(human.stdout).toMatch(/GET 200 .*\/api\/data\?x=1/)
+  })
+
+  it("shows one request in full: its headers both ways and what it posted", async () => {
+    await svc("browser", "evaluate", "--fn",
+      "() => fetch('/api/save', { method: 'POST', headers: { 'content-type': 'application/json', 'x-probe': 'yes' }, body: '{\"name\":\"ada\"}' }).then((r) => r.status)")
+    const settled = (j: { entries: Array<{ state: string }> }) => j.entries.length > 0 && j.entries.every((e) => e.state !== "pending")
+    const [entry] = (await jsonWhen(settled, "browser", "requests", "--filter", "/api/save")).entries
+    expect((await svc("browser", "requests", "--filter", "/api/save")).stdout).toMatch(new RegExp(`^POST 201 .*/api/save \\d+ ms #${entry.seq}$`, "m"))
+    const human = await svc("browser", "request", String(entry.seq))
+    expect(human.code, human.stderr).toBe(0)
+    const lines = human.stdout.trim().split("\n")
+    expect(lines[0]).toMatch(new RegExp(`^#${entry.seq} POST ${url("/api/save").replace(/[.?]/g, "\\$&")} => 201 \\(fetch, \\d+ ms\\)$`))
+    expect(lines).toContain("  x-probe: yes")
+    expect(lines.slice(lines.indexOf("posted data:"))[1]).toBe('{"name":"ada"}')
+    expect(lines.slice(lines.indexOf("response headers:"))).toContain("  x-saved-by: test-server")
+    const detail = await json("browser", "request", String(entry.seq))
+    expect(detail).toMatchObject({ seq: entry.seq, method: "POST", status: 201, postData: '{"name":"ada"}' })
+    expect(detail.requestHeaders["x-probe"]).toBe("yes")
+    expect(detail.responseHeaders["x-saved-by"]).toBe("test-server")
+    const none = await svc("browser", "request", "999999")
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toContain("no request #999999 in this tab's log")
   })
 
   it("returns a response body, cut to --max-chars with a marker", async () => {

@@ -140,6 +140,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_tabs",
         "browser_console_messages",
         "browser_network_requests",
+        "browser_network_request",
         "browser_response_body",
         "browser_pdf_save",
         "browser_close",
@@ -474,9 +475,11 @@ describe("svc mcp with no gateway running", () => {
     const none = await session.call("browser_response_body", { url: "**/nothing-like-this", timeout: 200 })
     expect(none.isError).toBe(true)
     // The request list's filter reads as Playwright MCP's does (a regular expression), or as plain text.
-    expect(textOf(await session.call("browser_network_requests", { filter: "/api/.*page=2" }))).toBe(
-      `[GET] ${pages.url("/api/items?page=2")} => [200] fetch`
-    )
+    const listed = textOf(await session.call("browser_network_requests", { filter: "/api/.*page=2" }))
+    expect(listed).toMatch(new RegExp(`^\\[GET\\] ${pages.url("/api/items").replace(/[.]/g, "\\.")}\\?page=2 => \\[200\\] fetch #\\d+$`))
+    const detail = textOf(await session.call("browser_network_request", { index: Number(/#(\d+)$/.exec(listed)![1]) }))
+    expect(detail.split("\n")[0]).toMatch(/^#\d+ GET .*\/api\/items\?page=2 => 200 \(fetch, \d+ ms\)$/)
+    expect(detail).toMatch(/^response headers:\n(?:.*\n)*  content-type: application\/json$/m)
     expect(textOf(await session.call("browser_network_requests", { filter: "ITEMS?page" }))).toContain("/api/items?page=2")
   })
 

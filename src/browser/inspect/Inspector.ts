@@ -57,6 +57,12 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         return { targetId: tab.targetId, entries: yield* observe.requests(tab, { filter: q.filter, clear: q.clear }) }
       })
 
+    const request = (q: Tab & { readonly seq: number }) =>
+      Effect.gen(function*() {
+        const { tab } = yield* attached(q.profile, q.targetId)
+        return { targetId: tab.targetId, ...(yield* observe.request(tab, q.seq)) }
+      })
+
     const responseBody = (
       profile: string | undefined,
       r: Tab & { readonly url: string; readonly maxChars?: number | undefined; readonly timeoutMs?: number | undefined }
@@ -236,6 +242,7 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       console,
       errors,
       requests,
+      request,
       responseBody,
       traceStart,
       traceStop,

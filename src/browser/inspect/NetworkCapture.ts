@@ -37,6 +37,8 @@ export interface RequestRecord {
   failure: string | null
   durationMs: number | null
   response: Response | undefined
+  /** The library's request, for its headers and posted data (requestDetail). */
+  readonly request: Request
   /** The page log the record is in (to wake its waiters). */
   readonly log: NetworkLog
 }
@@ -103,6 +105,7 @@ export const listenNetwork = (context: BrowserContext, logOf: (page: Page) => Ne
       failure: null,
       durationMs: null,
       response: undefined,
+      request,
       log
     }))
     byRequest.set(request, record)
@@ -158,3 +161,34 @@ export const publicRequest = (r: RequestRecord): RequestEntry => ({
 
 /** 3xx with a Location: the browser followed it, and such a response has no body to give. */
 export const isRedirect = (r: RequestRecord) => r.status !== null && r.status >= 300 && r.status < 400 && r.status !== 304
+
+/** One request in full: its entry, the headers it was sent with and answered with, and the data it posted. */
+export interface RequestDetail extends RequestEntry {
+  readonly requestHeaders: Record<string, string>
+  /** null until the response arrives (or when the request failed before it). */
+  readonly responseHeaders: Record<string, string> | null
+  /** The request's body (a form, JSON), cut at POST_DATA_LIMIT characters; null when it has none. */
+  readonly postData: string | null
+}
+
+/** Characters of posted data shown; longer data ends with a marker saying how much there was. */
+export const POST_DATA_LIMIT = 20_000
+/** How long the browser's full header lists are waited for before the library's own are given. */
+const HEADERS_WAIT_MS = 2_000
+
+const withinWait = <A>(p: Promise<A>, fallback: () => A): Promise<A> =>
+  Promise.race([p.catch(fallback), new Promise<A>((resolve) => setTimeout(() => resolve(fallback()), HEADERS_WAIT_MS).unref())])
+
+/** The record in full: the headers as the browser sent and received them (cookies included), and posted data. */
+export const requestDetail = async (r: RequestRecord): Promise<RequestDetail> => {
+  const requestHeaders = await withinWait(r.request.allHeaders(), () => r.request.headers())
+  const response = r.response
+  const responseHeaders = response !== undefined ? await withinWait(response.allHeaders(), () => response.headers()) : null
+  const data = r.request.postData()
+  const postData = data === null
+    ? null
+    : data.length <= POST_DATA_LIMIT
+    ? data
+    : `${data.slice(0, POST_DATA_LIMIT)}… [truncated: ${POST_DATA_LIMIT} of ${data.length} characters shown]`
+  return { ...publicRequest(r), requestHeaders, responseHeaders, postData }
+}

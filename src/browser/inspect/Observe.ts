@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
-import { InvalidRequest } from "../../domain/errors.js"
+import { InvalidRequest, NotFound } from "../../domain/errors.js"
 import { makePageRegistry, observeContexts } from "../pages/PageRegistry.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import type { TabRef } from "../act/Refs.js"
@@ -16,7 +16,15 @@ import {
   type PageErrorEntry,
   parseLevel
 } from "./ConsoleCapture.js"
-import { listenNetwork, type NetworkLog, publicRequest, type RequestEntry, REQUESTS_LIMIT, requestMatches } from "./NetworkCapture.js"
+import {
+  listenNetwork,
+  type NetworkLog,
+  publicRequest,
+  requestDetail,
+  type RequestEntry,
+  REQUESTS_LIMIT,
+  requestMatches
+} from "./NetworkCapture.js"
 import { findResponseBody } from "./ResponseBodies.js"
 import { makeTraces } from "./Traces.js"
 
@@ -113,6 +121,19 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
         return out as ReadonlyArray<RequestEntry>
       })
 
+    /** One request of the tab's log in full, by its `seq` (as `requests` lists it). */
+    const request = (tab: TabRef, seq: number) =>
+      Effect.gen(function*() {
+        const record = (yield* registry.find(tab))?.requests.toArray().find((r) => r.seq === seq)
+        if (record === undefined) {
+          return yield* new NotFound({
+            message: `no request #${seq} in this tab's log (it keeps the latest ${REQUESTS_LIMIT}, from when the gateway ` +
+              "attached): list them with `svc browser requests` and take a seq from there"
+          })
+        }
+        return yield* Effect.promise(() => requestDetail(record))
+      })
+
     const responseBody = (
       tab: TabRef,
       page: Page,
@@ -124,7 +145,7 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
 
     const { traceRunning, traceStart, traceStop } = makeTraces()
 
-    return { ensureAttached, console, errors, requests, responseBody, traceStart, traceStop, traceRunning } as const
+    return { ensureAttached, console, errors, requests, request, responseBody, traceStart, traceStop, traceRunning } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

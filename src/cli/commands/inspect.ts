@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { TargetId } from "../../domain/browser.js"
+import { requestDetailText } from "../../client/requestDetail.js"
 import { callControl, CliFailure, commonOptions, given } from "./shared.js"
 
 // Inspection, files and browser state: thin commands over the control API.
@@ -59,7 +60,12 @@ const requests = Command.make(
   "requests",
   {
     ...tabOptions,
-    filter: Options.text("filter").pipe(Options.withDescription("only requests whose URL or method contains this (any case), or whose URL matches it as a regular expression (api/.*user)"), Options.optional),
+    filter: Options.text("filter").pipe(
+      Options.withDescription(
+        "only requests whose URL or method contains this (any case), or whose URL matches it as a regular expression (api/.*user)"
+      ),
+      Options.optional
+    ),
     clear: Options.boolean("clear").pipe(Options.withDescription("empty the list after reading it"))
   },
   (args) =>
@@ -73,12 +79,26 @@ const requests = Command.make(
         lines(
           r.entries.map((e) =>
             `${e.method} ${e.status ?? (e.state === "failed" ? "failed" : "pending")} ${e.url}` +
-            `${e.failure !== null ? ` (${e.failure})` : ""}${e.durationMs !== null ? ` ${Math.round(e.durationMs)} ms` : ""}`
+            `${e.failure !== null ? ` (${e.failure})` : ""}${e.durationMs !== null ? ` ${Math.round(e.durationMs)} ms` : ""} #${e.seq}`
           ),
           "no requests"
         )
     )
 ).pipe(Command.withDescription("network requests of the tab, captured since the gateway attached"))
+
+const request = Command.make(
+  "request",
+  {
+    ...tabOptions,
+    seq: Args.integer({ name: "seq" }).pipe(Args.withDescription("the request's number, as `svc browser requests` ends its line (#12)"))
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) => c.observe.request({ urlParams: { ...q, ...withTarget(args.targetId), seq: args.seq } }),
+      requestDetailText
+    )
+).pipe(Command.withDescription("one request of the tab in full: its headers both ways and the data it posted"))
 
 const responseBody = Command.make(
   "responsebody",
@@ -450,6 +470,7 @@ export const inspectCommands = [
   consoleCmd,
   errors,
   requests,
+  request,
   responseBody,
   trace,
   dialog,
