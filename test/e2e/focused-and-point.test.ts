@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { browserCli } from "../support/browserCli.js"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 
 // `type --focused` with --submit and --slowly, and `click --at` with --double, through the real path
@@ -25,13 +26,7 @@ const page = `<!doctype html><html><head><title>Focus</title>
 describe("type --focused --submit / --slowly and click --at --double", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
-
-  const ok = async (...args: ReadonlyArray<string>) => {
-    const r = await gw.svc("browser", ...args)
-    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
-    return r.stdout.trim()
-  }
-  const evaluate = async (fn: string) => JSON.parse(await ok("evaluate", "--json", "--fn", fn)).result
+  const { evaluate, ok } = browserCli(() => gw)
   /** The page loaded afresh, with the query field focused. */
   const freshWithFocus = async () => {
     await ok("navigate", pages.url("/focus"))

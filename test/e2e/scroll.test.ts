@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { browserCli } from "../support/browserCli.js"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
@@ -17,12 +18,7 @@ const tall = `<!doctype html><html><head><title>Tall</title>
 describe("svc browser scroll", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
-  const ok = async (...args: ReadonlyArray<string>) => {
-    const r = await gw.svc("browser", ...args)
-    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
-    return r.stdout.trim()
-  }
-  const evaluate = async (fn: string) => JSON.parse(await ok("evaluate", "--json", "--fn", fn)).result
+  const { evaluate, ok } = browserCli(() => gw)
 
   beforeAll(async () => {
     pages = await servePages({ "/tall": tall })
