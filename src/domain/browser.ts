@@ -211,12 +211,16 @@ export const ScreenshotRequest = Schema.Struct({
   /** A snapshot ref: screenshot just that element (needs the automation library). */
   ref: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   /** Save it as this file in the downloads root (never over an existing one); else under a new name in media. */
-  filename: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+  filename: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** png (default) or jpeg (smaller; quality 80); unset with a filename ending .jpg or .jpeg: jpeg. */
+  type: Schema.optional(Schema.Literal("png", "jpeg"))
 })
 
 export const ScreenshotResult = Schema.Struct({
   path: Schema.String,
   targetId: Schema.String,
+  /** The image's type: png or jpeg. */
+  type: Schema.optional(Schema.Literal("png", "jpeg")),
   bytes: Schema.Number,
   width: Schema.Number,
   height: Schema.Number

@@ -416,11 +416,15 @@ export const waitFor = defineTool({
 export const takeScreenshot = defineTool({
   name: "browser_take_screenshot",
   title: "Screenshot",
-  description: "A PNG of the tab's viewport, of the whole page (fullPage) or of one element (ref). To act on the page, " +
-    "browser_snapshot is better.",
+  description: "A PNG (or JPEG) of the tab's viewport, of the whole page (fullPage) or of one element (ref). To act on " +
+    "the page, browser_snapshot is better.",
   input: Schema.Struct({
     fullPage: optionalField(Schema.Boolean, "the whole scrollable page"),
     ...refFields,
+    type: optionalField(
+      Schema.Literal("png", "jpeg"),
+      "png (default) or jpeg (a smaller file); unset with a filename ending .jpg or .jpeg: jpeg"
+    ),
     filename: optionalField(
       Schema.String.pipe(Schema.minLength(1)),
       "save it as this file in svc's downloads root (never over an existing file); else it gets a new name"
@@ -435,14 +439,15 @@ export const takeScreenshot = defineTool({
         payload: {
           ...(input.fullPage === true ? { fullPage: true } : {}),
           ...(ref !== undefined ? { ref } : {}),
-          ...(input.filename !== undefined ? { filename: input.filename } : {})
+          ...(input.filename !== undefined ? { filename: input.filename } : {}),
+          ...(input.type !== undefined ? { type: input.type } : {})
         }
       })
       const data = yield* env.readFile(r.path)
       const what = ref !== undefined ? elementName(ref, input.element) : input.fullPage === true ? "the whole page" : "the viewport"
       return [
         { type: "text" as const, text: `Screenshot of ${what}, ${r.width}×${r.height}, saved to ${r.path}` },
-        { type: "image" as const, data, mimeType: "image/png" }
+        { type: "image" as const, data, mimeType: r.type === "jpeg" ? "image/jpeg" : "image/png" }
       ]
     })
 })

@@ -498,7 +498,7 @@ describe("highlight, element screenshot, PDF", () => {
   it.live("an element screenshot is a PNG of the element's size; a hidden one is named after the timeout", () =>
     Effect.gen(function*() {
       const shot = yield* act((a) => a.elementScreenshot(page, css("#box", "e16", "Box")))
-      expect(Buffer.from(shot.png.subarray(1, 4)).toString()).toBe("PNG")
+      expect(Buffer.from(shot.image.subarray(1, 4)).toString()).toBe("PNG")
       // The element sits at a fractional offset, so its clip may take one more row of pixels.
       expect(shot.width).toBe(120)
       expect(shot.height).toBeGreaterThanOrEqual(40)

@@ -207,6 +207,18 @@ describe("automation through the gateway", () => {
       expect(element.stdout.trim()).toBe(`MEDIA:${path.join(root, `shots-${tag}`, "delete.png")}`)
       expect(isPng(path.join(root, `shots-${tag}`, "delete.png"))!.height).toBeLessThan(100)
 
+      // A JPEG when asked for, or when the name ends .jpg: its header says so, and its size is the one answered.
+      const jpeg = JSON.parse((await gw.svc("browser", "screenshot", "--type", "jpeg", "--json")).stdout)
+      expect(jpeg.path).toMatch(/\.jpg$/)
+      expect(jpeg.type).toBe("jpeg")
+      expect([...fs.readFileSync(jpeg.path).subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff])
+      expect(jpeg.width).toBe(page.width)
+      expect(jpeg.bytes).toBe(fs.statSync(jpeg.path).size)
+      const named = JSON.parse((await gw.svc("browser", "screenshot", "--ref", del, "--filename", `shots-${tag}/delete.jpg`, "--json")).stdout)
+      expect(named).toMatchObject({ path: path.join(root, `shots-${tag}`, "delete.jpg"), type: "jpeg" })
+      expect([...fs.readFileSync(named.path).subarray(0, 2)]).toEqual([0xff, 0xd8])
+      expect(named.height).toBeLessThan(100)
+
       const pdf = await gw.svc("browser", "pdf", "--filename", `shots-${tag}/page.pdf`)
       expect(pdf.stdout.trim()).toBe(`MEDIA:${path.join(root, `shots-${tag}`, "page.pdf")}`)
       expect(fs.readFileSync(path.join(root, `shots-${tag}`, "page.pdf")).subarray(0, 4).toString()).toBe("%PDF")

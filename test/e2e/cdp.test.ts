@@ -231,7 +231,7 @@ describe("Cdp against real Chromium", () => {
       const shot = yield* cdp.screenshot(ep, tab.targetId, {})
       expect(shot.width).toBeGreaterThan(100)
       expect(shot.height).toBeGreaterThan(100)
-      expectValidPng(shot.png, shot.width, shot.height)
+      expectValidPng(shot.image, shot.width, shot.height)
 
       yield* cdp.closeTab(ep, tab.targetId)
       expect((yield* cdp.listTabs(ep)).map((t) => t.targetId)).not.toContain(tab.targetId)
@@ -247,7 +247,7 @@ describe("Cdp against real Chromium", () => {
       yield* eventually(cdp.ariaSnapshot(ep, tab.targetId, {}), (s) => s.snapshot.includes("Long page"))
       const viewport = yield* cdp.screenshot(ep, tab.targetId, {})
       const full = yield* cdp.screenshot(ep, tab.targetId, { fullPage: true })
-      expectValidPng(full.png, full.width, full.height)
+      expectValidPng(full.image, full.width, full.height)
       expect(full.height).toBeGreaterThan(5000)
       expect(full.height).toBeGreaterThan(viewport.height)
       // The viewport capture includes the scrollbar; the page's content width does not.
@@ -269,7 +269,7 @@ describe("Cdp against real Chromium", () => {
         const front = [yield* cdp.openTab(ep, "about:blank"), yield* cdp.openTab(ep, "about:blank")]
         yield* Effect.sleep("300 millis")
         const shot = yield* cdp.screenshot(ep, back.targetId, {})
-        expectValidPng(shot.png, shot.width, shot.height)
+        expectValidPng(shot.image, shot.width, shot.height)
         for (const t of [...front, back]) yield* cdp.closeTab(ep, t.targetId)
       }
     }))

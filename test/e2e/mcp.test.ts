@@ -262,6 +262,13 @@ describe("svc mcp with no gateway running", () => {
     expect(width).toBeGreaterThan(100)
     expect(height).toBeGreaterThan(100)
     expect(textOf(shot)).toContain(`${width}×${height}`)
+    // A JPEG when asked for, as Playwright MCP's type says.
+    const jpeg = await session.call("browser_take_screenshot", { type: "jpeg" })
+    const part = jpeg.content.find((c) => c.type === "image")!
+    expect(part.mimeType).toBe("image/jpeg")
+    expect(Buffer.from(part.data!, "base64").subarray(0, 3).toString("hex")).toBe("ffd8ff")
+    expect(textOf(jpeg)).toContain(`${width}×${height}`)
+    expect(textOf(jpeg)).toMatch(/\.jpg$/)
   })
 
   it("saves a screenshot and a PDF under the names given (Playwright MCP's filename)", async () => {

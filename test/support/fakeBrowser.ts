@@ -105,7 +105,8 @@ export const makeFakeWorld = (): FakeWorld => {
       }) as never,
     screenshot: () =>
       Effect.succeed({
-        png: Uint8Array.from(Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")),
+        type: "png" as const,
+        image: Uint8Array.from(Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")),
         width: 1,
         height: 1
       })

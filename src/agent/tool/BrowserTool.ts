@@ -198,10 +198,10 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
                 ...(p.filename !== undefined ? { filename: p.filename } : {})
               }
             })
-            const png = yield* readFile(shot.path)
+            const image = yield* readFile(shot.path)
             return {
               content: [
-                { type: "image", data: png, mimeType: "image/png" },
+                { type: "image", data: image, mimeType: shot.type === "jpeg" ? "image/jpeg" : "image/png" },
                 { type: "text", text: `screenshot of tab ${shot.targetId}: ${shot.width}x${shot.height}, saved at ${shot.path}` }
               ],
               isError: false

@@ -2,7 +2,8 @@ import { Effect, Either } from "effect"
 import type { JSHandle, Locator, Page, Response } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 import { timed } from "../../platform/serverTiming.js"
-import { pngSize } from "../cdp/png.js"
+import { imageSize, type ImageType } from "../cdp/png.js"
+import { JPEG_QUALITY } from "../cdp/screenshot.js"
 import { bounded, call, run, timeoutError } from "./budgets.js"
 import { errorParts, type PlaywrightFailure } from "./failures.js"
 import { becameDownload } from "../pages/promises.js"
@@ -101,7 +102,7 @@ export interface NavigateResult {
 }
 
 export interface ElementScreenshot {
-  readonly png: Uint8Array
+  readonly image: Uint8Array
   readonly width: number
   readonly height: number
 }
@@ -499,16 +500,21 @@ const makeActions = () => {
         return result
       }))
 
-  const elementScreenshot = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
+  const elementScreenshot = (_page: Page, target: ActionTarget, options: TimeoutOption & { readonly type?: ImageType } = {}) =>
     run({ action: "screenshot", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
       Effect.gen(function*() {
+        const type = options.type ?? "png"
         yield* steps.idempotent((timeout) => target.locator.scrollIntoViewIfNeeded({ timeout }))
-        const png = yield* steps.idempotent((timeout) => target.locator.screenshot({ type: "png", scale: "css", timeout }))
-        const size = pngSize(png)
+        const image = yield* steps.idempotent((timeout) =>
+          target.locator.screenshot({ type, scale: "css", timeout, ...(type === "jpeg" ? { quality: JPEG_QUALITY } : {}) })
+        )
+        const size = imageSize(type, image)
         if (size === undefined) {
-          return yield* new InternalError({ message: `screenshot ${target.ref}: the browser returned an image that is not a PNG` })
+          return yield* new InternalError({
+            message: `screenshot ${target.ref}: the browser returned an image that is not a ${type.toUpperCase()}`
+          })
         }
-        const shot: ElementScreenshot = { png, width: size.width, height: size.height }
+        const shot: ElementScreenshot = { image, width: size.width, height: size.height }
         return shot
       }))
 

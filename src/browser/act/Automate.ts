@@ -12,6 +12,7 @@ import { isUncheckedFailure } from "./messages.js"
 import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Files } from "../inspect/Files.js"
+import type { ImageType } from "../cdp/png.js"
 import { makeFinder } from "../snapshot/FindLines.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
@@ -465,33 +466,45 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
 
     const elementScreenshot = (
       profileName: string | undefined,
-      request: { ref: string; targetId?: string | undefined; filename?: string | undefined }
+      request: { ref: string; targetId?: string | undefined; filename?: string | undefined; type?: ImageType | undefined }
     ) =>
       Effect.gen(function*() {
-        const put = yield* files.destination(request.filename, (png) => writeMedia("element", "png", png))
+        const type = request.type ?? "png"
+        const put = yield* files.destination(request.filename, (image) => writeMedia("element", type === "jpeg" ? "jpg" : "png", image))
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const shot = yield* Effect.gen(function*() {
           const resolved = yield* refs.resolve(tab, page, request.ref)
-          const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref })
+          const shot = yield* actions.elementScreenshot(page, { ...resolved, ref: request.ref }, { type })
           yield* refs.settle(tab)
           return shot
         }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
-        const file = yield* put(shot.png)
-        return { path: file, targetId: target.targetId, bytes: shot.png.byteLength, width: shot.width, height: shot.height }
+        const file = yield* put(shot.image)
+        return { path: file, targetId: target.targetId, type, bytes: shot.image.byteLength, width: shot.width, height: shot.height }
       })
 
-    /** A PNG of the tab (over CDP, works without the automation library), or of one element by its ref. */
+    /**
+     * A PNG or JPEG of the tab (over CDP, works without the automation library), or of one element by its ref. A
+     * filename ending .jpg or .jpeg asks for a JPEG unless the type says otherwise.
+     */
     const screenshot = (
       profileName: string | undefined,
-      request: { targetId?: string | undefined; fullPage?: boolean | undefined; ref?: string | undefined; filename?: string | undefined }
-    ) =>
-      request.ref !== undefined
-        ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId, filename: request.filename })
+      request: {
+        targetId?: string | undefined
+        fullPage?: boolean | undefined
+        ref?: string | undefined
+        filename?: string | undefined
+        type?: ImageType | undefined
+      }
+    ) => {
+      const type = request.type ?? (request.filename !== undefined && /\.jpe?g$/i.test(request.filename) ? "jpeg" : "png")
+      return request.ref !== undefined
+        ? elementScreenshot(profileName, { ref: request.ref, targetId: request.targetId, filename: request.filename, type })
         : whenCdpTabFree(
           profileName,
           request.targetId,
-          capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage, filename: request.filename })
+          capture.screenshot({ profile: profileName, targetId: request.targetId, fullPage: request.fullPage, filename: request.filename, type })
         )
+    }
 
     const pdf = (profileName: string | undefined, request: { targetId?: string | undefined; filename?: string | undefined }) =>
       Effect.gen(function*() {

@@ -4,6 +4,7 @@ import { ariaSnapshot } from "./ariaSnapshot.js"
 import { CdpDiscovery, DiscoveryHttpClient } from "./discovery.js"
 import { type CdpEndpoint, isWebSocketUrl, parseEndpoint } from "./endpoints.js"
 import { protocolToUnavailable } from "./messages.js"
+import type { ImageType } from "./png.js"
 import { screenshot } from "./screenshot.js"
 import { openConnection } from "./socket/connection.js"
 import { makeConnectionPool, type PoolOptions } from "./socket/pool.js"
@@ -62,7 +63,7 @@ const makeWith = (discovery: CdpDiscovery, options: CdpOptions = {}) =>
     const capture = Effect.fn("Cdp.screenshot")(function*(
       ep: CdpEndpoint,
       targetId: string,
-      opts: { readonly fullPage?: boolean | undefined }
+      opts: { readonly fullPage?: boolean | undefined; readonly type?: ImageType | undefined }
     ) {
       return yield* withConnection(ep, (conn) => screenshot(conn, targetId, opts))
     })

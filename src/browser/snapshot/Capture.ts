@@ -7,6 +7,7 @@ import { Files } from "../inspect/Files.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
+import type { ImageType } from "../cdp/png.js"
 import { MAX_SNAPSHOT_LIMIT } from "./AriaFormat.js"
 import { type Finder, findLines } from "./FindLines.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
@@ -70,20 +71,26 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
       targetId?: string | undefined
       fullPage?: boolean | undefined
       filename?: string | undefined
+      type?: ImageType | undefined
     }) =>
       Effect.gen(function*() {
-        const put = yield* files.destination(request.filename, (png) => writeMediaFile(screenshotDir, "screenshot", "png", png))
+        const type = request.type ?? "png"
+        const put = yield* files.destination(
+          request.filename,
+          (image) => writeMediaFile(screenshotDir, "screenshot", type === "jpeg" ? "jpg" : "png", image)
+        )
         const { endpoint, profile, target } = yield* timed("tab")(tabs.resolveTarget(request.profile, request.targetId))
         const shot = yield* Effect.zipRight(
           // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
           timed("ready")(sessions.ready(profile.name, endpoint, target.targetId)),
-          timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false }))
+          timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false, type }))
         ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
-        const file = yield* timed("write")(put(shot.png))
+        const file = yield* timed("write")(put(shot.image))
         return {
           path: file,
           targetId: target.targetId,
-          bytes: shot.png.byteLength,
+          type,
+          bytes: shot.image.byteLength,
           width: shot.width,
           height: shot.height
         } satisfies ScreenshotResult

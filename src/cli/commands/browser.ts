@@ -142,6 +142,10 @@ const screenshot = Command.make(
     fullPage: Options.boolean("full-page").pipe(Options.withDescription("capture the whole scrollable page")),
     ref: Options.text("ref").pipe(Options.withDescription("capture just this element (a snapshot ref)"), Options.optional),
     filename: saveAs,
+    type: Options.choice("type", ["png", "jpeg"]).pipe(
+      Options.withDescription("png (default) or jpeg (a smaller file); a --filename ending .jpg or .jpeg means jpeg"),
+      Options.optional
+    ),
     targetId: targetIdOption
   },
   (args) =>
@@ -154,12 +158,13 @@ const screenshot = Command.make(
             ...withTarget(args.targetId),
             fullPage: args.fullPage,
             ...given("ref", args.ref),
-            ...given("filename", args.filename)
+            ...given("filename", args.filename),
+            ...given("type", args.type)
           }
         }),
       renderScreenshot
     )
-).pipe(Command.withDescription("save a PNG of the tab (as --filename in the downloads root, if given) and print MEDIA:<path>"))
+).pipe(Command.withDescription("save a PNG (or --type jpeg) of the tab (as --filename in the downloads root, if given) and print MEDIA:<path>"))
 
 const flag = (name: string, description: string) => Options.boolean(name).pipe(Options.withDescription(description))
 

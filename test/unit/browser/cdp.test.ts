@@ -14,7 +14,7 @@ import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/disc
 import { type CdpEndpoint, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
 import { redactSecrets } from "../../../src/platform/redact.js"
 import { dialTarget } from "../../../src/browser/cdp/socket/connection.js"
-import { pngSize } from "../../../src/browser/cdp/png.js"
+import { jpegSize, pngSize } from "../../../src/browser/cdp/png.js"
 import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"
 import { buttonsPage, closedPort, type FakeCdpOptions, fakeCdp, fakePng, pageTarget } from "../../support/fakeCdp.js"
 
@@ -233,6 +233,19 @@ describe("Cdp helpers", () => {
 
   it("hides credentials and tokens in URLs meant for messages", () => {
     expect(redactSecrets("wss://user:pw@h.example/x?token=abc&mode=1")).toBe("wss://user:***@h.example/x?token=***&mode=1")
+  })
+
+  it("reads JPEG dimensions from the first start-of-frame segment, past others and fill bytes", () => {
+    const jpeg = Uint8Array.from([
+      0xff, 0xd8, // start of image
+      0xff, 0xe0, 0x00, 0x04, 0x4a, 0x46, // APP0, 2 bytes of data
+      0xff, 0xc4, 0x00, 0x03, 0x00, // DHT: a marker in the SOF range that is not one
+      0xff, 0xff, // a fill byte
+      0xff, 0xc2, 0x00, 0x11, 0x08, 0x02, 0x9b, 0x05, 0x00, 0x03 // SOF2: precision 8, height 667, width 1280
+    ])
+    expect(jpegSize(jpeg)).toEqual({ width: 1280, height: 667 })
+    expect(jpegSize(jpeg.subarray(0, 20))).toBeUndefined()
+    expect(jpegSize(fakePng(7, 5))).toBeUndefined()
   })
 
   it("reads PNG dimensions from the IHDR chunk", () => {
@@ -583,7 +596,7 @@ describe("Cdp (fake endpoint)", () => {
       expect(vp).toMatchObject({ width: 800, height: 600 })
       // Encoded for speed (lossless all the same).
       expect(fake.calls.filter((c) => c.method === "Page.captureScreenshot").at(-1)!.params).toMatchObject({ format: "png", optimizeForSpeed: true })
-      expect(pngSize(vp.png)).toEqual({ width: 800, height: 600 })
+      expect(pngSize(vp.image)).toEqual({ width: 800, height: 600 })
       const full = yield* cdp.screenshot(ep, "PAGE-1", { fullPage: true })
       expect(full).toMatchObject({ width: 800, height: 2401 })
       const call = fake.calls.filter((c) => c.method === "Page.captureScreenshot").at(-1)!
