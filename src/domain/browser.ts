@@ -144,6 +144,8 @@ export const SnapshotQuery = Schema.Struct({
   frame: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   efficient: Schema.optional(QueryFlag),
   labels: Schema.optional(QueryFlag),
+  /** ai and role: each element's box in its line, ` [box=x,y,width,height]` in CSS pixels of the viewport. */
+  boxes: Schema.optional(QueryFlag),
   /** ai and role: only what changed since this tab's last snapshot (whole when nothing compares, saying why). */
   diff: Schema.optional(QueryFlag),
   /**

@@ -16,6 +16,8 @@ export const RequestsQuery = Schema.Struct({
   ...TabQuery,
   /** A substring of the URL or method (any case), or a regular expression of the URL (`api/.*user`, `/re/i`). */
   filter: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** false: leave out static resources (images, fonts, stylesheets, scripts, media) that loaded fine. Default true. */
+  static: Schema.optional(QueryFlag),
   clear: Schema.optional(QueryFlag)
 })
 

@@ -103,7 +103,11 @@ export const snapshot = defineTool({
     selector: optionalField(Schema.String.pipe(Schema.minLength(1)), "only the part under this CSS selector"),
     frame: optionalField(Schema.String.pipe(Schema.minLength(1)), "only the iframe this CSS selector finds"),
     limit: optionalField(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters (default 80,000)"),
-    diff: optionalField(Schema.Boolean, "only the lines changed since this tab's last snapshot")
+    diff: optionalField(Schema.Boolean, "only the lines changed since this tab's last snapshot"),
+    boxes: optionalField(
+      Schema.Boolean,
+      "each element's box in its line, [box=x,y,width,height] in CSS pixels of the viewport (for browser_mouse_click_xy)"
+    )
   }),
   readOnly: true,
   run: (input, env) =>

@@ -42,6 +42,10 @@ export const networkRequests = defineTool({
       Schema.String.pipe(Schema.minLength(1)),
       "only requests whose URL contains this text, or matches it as a regular expression (e.g. \"/api/.*user\")"
     ),
+    static: optionalField(
+      Schema.Boolean,
+      "false: leave out images, fonts, stylesheets, scripts and media that loaded fine (default true: every request)"
+    ),
     clear: optionalField(Schema.Boolean, "forget them after answering")
   }),
   readOnly: true,

@@ -78,4 +78,19 @@ describe("type --focused --submit / --slowly and click --at --double", () => {
     await ok("click", "--at", "70,320")
     expect(await evaluate("() => window.clicks")).toEqual(["click 1"])
   })
+
+  it("snapshot --boxes gives each element's box in viewport pixels, where click --at hits it", async () => {
+    await ok("navigate", pages.url("/focus"))
+    for (const format of [[], ["--format", "role"]]) {
+      const line = (await ok("snapshot", "--boxes", ...format)).split("\n").find((l) => l.includes('textbox "Query"'))!
+      const [x, y, width, height] = /\[box=(\d+),(\d+),(\d+),(\d+)\]/.exec(line)!.slice(1).map(Number) as [number, number, number, number]
+      const rect = await evaluate("() => { const r = document.getElementById('q').getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round) }")
+      expect([x, y, width, height]).toEqual(rect)
+      await evaluate("() => document.activeElement.blur()")
+      await ok("click", "--at", `${x + Math.floor(width / 2)},${y + Math.floor(height / 2)}`)
+      expect(await evaluate("() => document.activeElement.id")).toBe("q")
+    }
+    // Without --boxes, no box.
+    expect(await ok("snapshot")).not.toContain("[box=")
+  })
 })

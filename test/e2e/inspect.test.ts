@@ -142,6 +142,15 @@ describe("inspection, files and state through the gateway", () => {
     expect(detail).toMatchObject({ seq: entry.seq, method: "POST", status: 201, postData: '{"name":"ada"}' })
     expect(detail.requestHeaders["x-probe"]).toBe("yes")
     expect(detail.responseHeaders["x-saved-by"]).toBe("test-server")
+    // Static resources that loaded fine can be left out; a broken one never is.
+    await svc("browser", "evaluate", "--fn",
+      "() => { for (const src of ['/state?img=1', '/nothing-here.png']) { const i = new Image(); i.src = src; document.body.append(i) } return 1 }")
+    const images = (j: { entries: Array<{ url: string; state: string }> }) =>
+      j.entries.filter((e) => /img=1|nothing-here/.test(e.url)).length === 2 && settled(j)
+    const all = (await jsonWhen(images, "browser", "requests", "--filter", "img=1|nothing-here")).entries
+    expect(all.map((e: { resourceType: string }) => e.resourceType)).toEqual(["image", "image"])
+    const lean = (await json("browser", "requests", "--filter", "img=1|nothing-here", "--no-static")).entries
+    expect(lean.map((e: { url: string; status: number }) => [e.url, e.status])).toEqual([[url("/nothing-here.png"), 404]])
     const none = await svc("browser", "request", "999999")
     expect(none.code).not.toBe(0)
     expect(none.stderr).toContain("no request #999999 in this tab's log")

@@ -222,6 +222,8 @@ describe("svc mcp with no gateway running", () => {
     expect(both.isError).toBe(true)
     expect(textOf(both)).toContain("give either text (plain, any case) or regex")
 
+    // Boxes in the snapshot, in the viewport's pixels, for a click at a point.
+    expect(textOf(await session.call("browser_snapshot", { boxes: true }))).toMatch(/button "Increment counter".* \[ref=\w+\] \[box=\d+,\d+,\d+,\d+\]$/m)
     // A point of the viewport, as a screenshot shows it: the button's middle.
     const at = JSON.parse(textOf(await session.call("browser_evaluate", {
       function: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }"

@@ -150,10 +150,10 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           return yield* new InvalidRequest({ message: "--regex says how to read --find: give --find <pattern> too" })
         }
         if (format === "aria") {
-          if (roleFlags || query.labels === true) {
+          if (roleFlags || query.labels === true || query.boxes === true) {
             return yield* new InvalidRequest({
-              message: "--format aria takes only --limit; --interactive, --compact, --depth, --selector, --frame, " +
-                "--efficient and --labels make a role snapshot (drop --format aria, or use --format role)"
+              message: "--format aria takes only --limit and --find; --interactive, --compact, --depth, --selector, --frame, " +
+                "--efficient, --labels and --boxes make a role snapshot (drop --format aria, or use --format role)"
             })
           }
           if (query.diff === true) {
@@ -184,6 +184,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           frame: query.frame,
           efficient,
           labels: query.labels === true,
+          boxes: query.boxes === true,
           diff: query.diff === true,
           find: finder
         })))

@@ -51,10 +51,12 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
         return { targetId: tab.targetId, entries, dialogs: unarmed }
       })
 
-    const requests = (q: Tab & { readonly filter?: string | undefined; readonly clear?: boolean | undefined }) =>
+    const requests = (
+      q: Tab & { readonly filter?: string | undefined; readonly static?: boolean | undefined; readonly clear?: boolean | undefined }
+    ) =>
       Effect.gen(function*() {
         const { tab } = yield* attached(q.profile, q.targetId)
-        return { targetId: tab.targetId, entries: yield* observe.requests(tab, { filter: q.filter, clear: q.clear }) }
+        return { targetId: tab.targetId, entries: yield* observe.requests(tab, { filter: q.filter, static: q.static, clear: q.clear }) }
       })
 
     const request = (q: Tab & { readonly seq: number }) =>

@@ -76,6 +76,13 @@ export const requestMatches = (entry: { readonly url: string; readonly method: s
   return lastRegex.regex?.test(entry.url) === true
 }
 
+/** What a page loads to show itself: left out of a request list that asks for no static resources. */
+const STATIC_TYPES: ReadonlySet<string> = new Set(["image", "font", "stylesheet", "script", "media", "manifest", "texttrack"])
+
+/** A static resource that loaded fine (a failed or pending one is never left out: it may be why a page breaks). */
+export const isLoadedStatic = (entry: { readonly resourceType: string; readonly state: string; readonly status: number | null }) =>
+  STATIC_TYPES.has(entry.resourceType) && entry.state === "finished" && entry.status !== null && entry.status < 400
+
 /** The page a request belongs to; undefined for a service worker's own requests. */
 const pageOfRequest = (request: Request): Page | undefined => {
   try {

@@ -17,6 +17,7 @@ import {
   parseLevel
 } from "./ConsoleCapture.js"
 import {
+  isLoadedStatic,
   listenNetwork,
   type NetworkLog,
   publicRequest,
@@ -111,12 +112,18 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
     /** The tab's requests (filtered); clear empties the whole log after reading, not only the matches. */
     const requests = (
       tab: TabRef,
-      options: { readonly filter?: string | undefined; readonly clear?: boolean | undefined } = {}
+      options: {
+        readonly filter?: string | undefined
+        readonly static?: boolean | undefined
+        readonly clear?: boolean | undefined
+      } = {}
     ) =>
       Effect.gen(function*() {
         const log = yield* registry.find(tab)
         if (log === undefined) return [] as ReadonlyArray<RequestEntry>
-        const out = log.requests.toArray().filter((r) => requestMatches(r, options.filter)).map(publicRequest)
+        const out = log.requests.toArray()
+          .filter((r) => requestMatches(r, options.filter) && (options.static !== false || !isLoadedStatic(r)))
+          .map(publicRequest)
         if (options.clear === true) log.requests.clear()
         return out as ReadonlyArray<RequestEntry>
       })

@@ -3,7 +3,7 @@ import { indentOf, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { countInteractive, countLines, Output } from "./CharacterCap.js"
 import { takeMarker } from "./PseudoControls.js"
 import type { Unread } from "./walkBound.js"
-import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
+import { boxAttr, forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 
 // AI snapshots: playwright's `mode: "ai"` text, renumbered for the agent in one linear pass over the lines
 // (an AI snapshot of a 4,000-node page takes playwright about 200 ms; what we add stays within a few
@@ -33,6 +33,8 @@ export const renderAiSnapshot = (
     readonly baseFor: (mainPrefix: string) => number
     /** The read stopped where the cap would fall (walkBound.ts): what the page has after it. */
     readonly unread?: Unread | undefined
+    /** Keep each element's box in its line, in the viewport's CSS pixels (an iframe's moved by where it is). */
+    readonly showBoxes?: boolean | undefined
   }
 ): RenderedAi => {
   const out = new Output(options.limit)
@@ -109,6 +111,7 @@ export const renderAiSnapshot = (
       for (const c of cuts) {
         acc += line.slice(at, c.start)
         if (c === head.ref) acc += ` [ref=${shown}]`
+        else if (options.showBoxes === true && box !== undefined) acc += boxAttr(box)
         at = c.end
       }
       rebuilt = acc + line.slice(at)

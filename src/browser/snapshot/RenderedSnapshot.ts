@@ -20,6 +20,10 @@ export interface LabelBox extends Box {
   readonly ref: string
 }
 
+/** ` [box=x,y,width,height]`: an element's box as a snapshot line shows it, in whole CSS pixels of the viewport. */
+export const boxAttr = (b: Box): string =>
+  ` [box=${Math.round(b.x)},${Math.round(b.y)},${Math.round(b.width)},${Math.round(b.height)}]`
+
 /** Roles an agent acts on; `interactive` lists these and nothing else. */
 export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
   "button",

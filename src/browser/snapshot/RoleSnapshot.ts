@@ -2,7 +2,7 @@ import { type RoleRefEntry, roleKey } from "../act/Refs.js"
 import { type Box, indentOf, type LineHead, nameOf, parseBox, parseLineHead } from "./AriaLine.js"
 import { Output } from "./CharacterCap.js"
 import { findMarker, PSEUDO_ROLES } from "./PseudoControls.js"
-import { forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
+import { boxAttr, forgetDropped, INTERACTIVE_ROLES, type LabelBox, type RefInfo, type SnapshotStats } from "./RenderedSnapshot.js"
 import type { Unread } from "./walkBound.js"
 
 // Role snapshots: playwright's default-mode ARIA text, parsed into a tree, then shown with e<n> refs that
@@ -83,6 +83,10 @@ export interface RoleRenderOptions {
   readonly numberFor: (key: string) => number
   /** The read stopped where the cap would fall (walkBound.ts): what the page has after it. */
   readonly unread?: Unread | undefined
+  /** Keep each ref's box in its line (viewport CSS pixels). */
+  readonly showBoxes?: boolean | undefined
+  /** Where the read's content starts in the viewport (an iframe's), added to every box. */
+  readonly boxOffset?: { readonly x: number; readonly y: number } | undefined
 }
 
 export interface RenderedRole {
@@ -121,6 +125,8 @@ const refEligible = (node: RoleNode, interactiveOnly: boolean) => {
  */
 export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: RoleRenderOptions): RenderedRole => {
   const n = nodes.length
+  const offset = options.boxOffset
+  const moved = (b: Box): Box => (offset === undefined ? b : { ...b, x: b.x + offset.x, y: b.y + offset.y })
   // nth among nodes with the same role (+ name), and the totals.
   const byRole = new Map<string, number>()
   const byRoleName = new Map<string, number>()
@@ -229,6 +235,7 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
         ref = `e${options.numberFor(roleKey(target))}`
         entry = { ...target, count }
         extra = ` [ref=${ref}]${count > 1 ? ` [nth=${nth}]` : ""}`
+        if (options.showBoxes === true && node.box !== undefined) extra += boxAttr(moved(node.box))
       }
       // The tail after the attributes: closing quote (if quoted), then ":" (children follow) or ": value".
       let tail = line.slice(head.attrsEnd)
@@ -253,7 +260,7 @@ export const renderRoleSnapshot = (nodes: ReadonlyArray<RoleNode>, options: Role
       refs[ref] = info
       entries.push([ref, entry])
       if (INTERACTIVE_ROLES.has(node.role)) interactive++
-      if (node.box !== undefined) boxes.push({ ref, ...node.box })
+      if (node.box !== undefined) boxes.push({ ref, ...moved(node.box) })
     }
   }
   const { text, dropped } = out.finish(hidden, {

@@ -22,6 +22,8 @@ export interface SnapshotOptions {
   readonly efficient?: boolean | undefined
   /** Also a viewport screenshot with each visible ref's label drawn on its element. */
   readonly labels?: boolean | undefined
+  /** Keep each element's box in its line: ` [box=x,y,width,height]`, whole CSS pixels of the viewport. */
+  readonly boxes?: boolean | undefined
   /**
    * Only the lines that match this search, each under its path (FindLines.ts): the whole page (or scope) is
    * read for it, and the cap applies to what is found (default {@link FIND_LIMIT}).
@@ -47,6 +49,7 @@ export interface ResolvedSnapshotOptions {
   readonly selector: string | undefined
   readonly frame: string | undefined
   readonly labels: boolean
+  readonly boxes: boolean
   readonly find: Finder | undefined
   /** How far the page is read: the cap, or everything for a search (its cap is on what it found). */
   readonly readLimit: number
@@ -74,6 +77,7 @@ export const resolveSnapshotOptions = (o: SnapshotOptions): ResolvedSnapshotOpti
     selector: o.selector,
     frame: o.frame,
     labels: o.labels === true,
+    boxes: o.boxes === true,
     find: o.find,
     readLimit: o.find !== undefined ? MAX_LIMIT : limit,
     timeoutMs: o.timeoutMs ?? (o.selector !== undefined || o.frame !== undefined ? LOCATE_TIMEOUT_MS : DEFAULT_TIMEOUT_MS)

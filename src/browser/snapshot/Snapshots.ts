@@ -75,7 +75,8 @@ const optionsLabel = (o: ResolvedSnapshotOptions) =>
     ...(o.depth !== undefined ? [`--depth ${o.depth}`] : []),
     ...(o.selector !== undefined ? [`--selector ${JSON.stringify(o.selector)}`] : []),
     ...(o.frame !== undefined ? [`--frame ${JSON.stringify(o.frame)}`] : []),
-    ...(o.limit !== DEFAULT_LIMIT ? [`--limit ${o.limit}`] : [])
+    ...(o.limit !== DEFAULT_LIMIT ? [`--limit ${o.limit}`] : []),
+    ...(o.boxes ? ["--boxes"] : [])
   ].join(" ")
 
 /** The text against the tab's last snapshot: a diff when that one is comparable, else whole saying why. */
@@ -194,7 +195,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             })))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
-          const readAi = () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) })
+          const readAi = () => page.ariaSnapshot({ mode: "ai", timeout: o.timeoutMs, ...(o.labels || o.boxes ? { boxes: true } : {}) })
           // A search reads the whole page: nothing to bound.
           const read = Effect.tryPromise({
             try: () =>
@@ -212,7 +213,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           }
           const { raw, unread } = bounded
           const folded = foldControlState(raw, yield* Fiber.join(controls))
-          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.readLimit, baseFor, unread }))
+          rendered = yield* refs.recordAi(tab, navigations, (baseFor) => renderAiSnapshot(folded, { limit: o.readLimit, baseFor, unread, showBoxes: o.boxes }))
             .pipe(timed("render"))
         } else {
           const within = o.frame !== undefined ? page.frameLocator(o.frame) : undefined
@@ -221,7 +222,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             : o.selector !== undefined
             ? page.locator(o.selector)
             : undefined
-          const options = { timeout: o.timeoutMs, ...(o.labels ? { boxes: true } : {}) }
+          const options = { timeout: o.timeoutMs, ...(o.labels || o.boxes ? { boxes: true } : {}) }
           const watch = yield* refs.watchChanges(page, o.frame)
           const started = performance.now()
           // The whole page is read only as far as the cap reaches (walkBound.ts) where the estimate can tell:
@@ -236,6 +237,13 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           })
           const ariaMs = performance.now() - started
           const nodes = parseRoleSnapshot(foldControlState(raw, yield* Fiber.join(controls)))
+          // Boxes inside an iframe are relative to it: moved by where the iframe's content starts.
+          const boxOffset = (o.labels || o.boxes) && o.frame !== undefined
+            ? yield* Effect.tryPromise({
+              try: () => page.locator(o.frame!).first().evaluate(frameOrigin, undefined, { timeout: 2_000 }),
+              catch: failed
+            })
+            : undefined
           rendered = yield* refs.recordRole(tab, navigations, o.frame, (numberFor) =>
             renderRoleSnapshot(nodes, {
               limit: o.readLimit,
@@ -245,7 +253,9 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               frameSelector: o.frame,
               scopeSelector: o.selector,
               numberFor,
-              unread
+              unread,
+              showBoxes: o.boxes,
+              boxOffset
             }))
           // Refs get their element's identity from an AI snapshot of the same scope, read after the answer: where
           // look-alikes need it, and for every ref when the page is quick to read (see identifyRoleRefs).
@@ -259,15 +269,6 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
               .then((ai) => foldControlState(ai, pageControls)), {
             allRefs: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
           })
-          if (o.labels && o.frame !== undefined && rendered.boxes.length > 0) {
-            // Boxes inside an iframe are relative to it: move them by where the iframe's content starts.
-            const origin = yield* Effect.tryPromise({
-              try: () =>
-                page.locator(o.frame!).first().evaluate(frameOrigin, undefined, { timeout: 2_000 }),
-              catch: failed
-            })
-            rendered = { ...rendered, boxes: rendered.boxes.map((b) => ({ ...b, x: b.x + origin.x, y: b.y + origin.y })) }
-          }
         }
         // A search answers what it found in the whole text (which is not the tab's snapshot to diff against).
         const found = o.find !== undefined ? findLines(rendered.text, o.find, o.limit) : undefined

@@ -194,6 +194,7 @@ const snapshot = Command.make(
     ),
     efficient: flag("efficient", "interactive + compact, capped at 10,000 characters"),
     labels: flag("labels", "also save a screenshot with each visible ref's label drawn on it (MEDIA:<path>)"),
+    boxes: flag("boxes", "each element's box in its line, [box=x,y,width,height] in CSS pixels of the viewport (for click --at)"),
     diff: flag(
       "diff",
       "only the lines changed since this tab's last snapshot (the whole snapshot after a navigation or with " +
@@ -227,6 +228,7 @@ const snapshot = Command.make(
             ...(args.compact ? { compact: true } : {}),
             ...(args.efficient ? { efficient: true } : {}),
             ...(args.labels ? { labels: true } : {}),
+            ...(args.boxes ? { boxes: true } : {}),
             ...(args.diff ? { diff: true } : {}),
             ...given("find", args.find),
             ...(args.regex ? { regex: true } : {})

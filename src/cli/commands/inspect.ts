@@ -66,6 +66,9 @@ const requests = Command.make(
       ),
       Options.optional
     ),
+    noStatic: Options.boolean("no-static").pipe(
+      Options.withDescription("leave out images, fonts, stylesheets, scripts and media that loaded fine")
+    ),
     clear: Options.boolean("clear").pipe(Options.withDescription("empty the list after reading it"))
   },
   (args) =>
@@ -73,7 +76,13 @@ const requests = Command.make(
       args,
       (c, q) =>
         c.observe.requests({
-          urlParams: { ...q, ...withTarget(args.targetId), ...given("filter", args.filter), ...(args.clear ? { clear: true } : {}) }
+          urlParams: {
+            ...q,
+            ...withTarget(args.targetId),
+            ...given("filter", args.filter),
+            ...(args.noStatic ? { static: false } : {}),
+            ...(args.clear ? { clear: true } : {})
+          }
         }),
       (r) =>
         lines(

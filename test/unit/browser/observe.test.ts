@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { defaultAnswer } from "../../../src/browser/inspect/Dialogs.js"
 import { Ring } from "../../../src/browser/inspect/Bounded.js"
 import { atOrAbove, levelOf, parseLevel } from "../../../src/browser/inspect/ConsoleCapture.js"
-import { requestMatches } from "../../../src/browser/inspect/NetworkCapture.js"
+import { isLoadedStatic, requestMatches } from "../../../src/browser/inspect/NetworkCapture.js"
 import {
   globToRegExp,
   isTextBody,
@@ -100,6 +100,18 @@ describe("URL globs", () => {
     const sub = makeUrlMatcher("/API/big")
     expect(sub("http://h/api/big?x=1")).toBe(true)
     expect(sub("http://h/api/small")).toBe(false)
+  })
+})
+
+describe("static resources", () => {
+  it("are the images, fonts, stylesheets, scripts and media that loaded fine; a failed or pending one is not", () => {
+    expect(isLoadedStatic({ resourceType: "image", state: "finished", status: 200 })).toBe(true)
+    expect(isLoadedStatic({ resourceType: "script", state: "finished", status: 304 })).toBe(true)
+    expect(isLoadedStatic({ resourceType: "stylesheet", state: "finished", status: 404 })).toBe(false)
+    expect(isLoadedStatic({ resourceType: "font", state: "failed", status: null })).toBe(false)
+    expect(isLoadedStatic({ resourceType: "image", state: "pending", status: 200 })).toBe(false)
+    expect(isLoadedStatic({ resourceType: "fetch", state: "finished", status: 200 })).toBe(false)
+    expect(isLoadedStatic({ resourceType: "document", state: "finished", status: 200 })).toBe(false)
   })
 })
 

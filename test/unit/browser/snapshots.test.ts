@@ -150,6 +150,20 @@ describe("renderAiSnapshot", () => {
     expect(boxes.get("4")).toEqual({ ref: "4", x: 1, y: 2, width: 3, height: 4 })
   })
 
+  it("with showBoxes, keeps each box in its line in whole viewport pixels, an iframe's moved by its position", () => {
+    const raw = `- generic [ref=e1] [box=0,0,800,600]:
+  - button "Save" [ref=e2] [box=10.4,20.6,50,20]
+  - iframe [ref=e3] [box=100,200,300,150]:
+    - button "Inner" [ref=f1e2] [box=8,10,40,20]`
+    const r = renderAiSnapshot(raw, { limit: 80_000, baseFor: () => 0, showBoxes: true })
+    expect(r.text.split("\n")).toEqual([
+      "- generic [ref=1] [box=0,0,800,600]:",
+      '  - button "Save" [ref=2] [box=10,21,50,20]',
+      "  - iframe [ref=3] [box=100,200,300,150]:",
+      '    - button "Inner" [ref=f1e2] [box=108,210,40,20]'
+    ])
+  })
+
   it("cuts at the character cap on a line boundary, says so on the last line, and keeps only shown refs", () => {
     const r = renderAiSnapshot(AI_FORM, { limit: 400, baseFor: () => 0 })
     expect(r.truncated).toBe(true)
@@ -213,6 +227,13 @@ describe("role snapshots", () => {
       numberFor: numbering(),
       ...o
     })
+
+  it("with showBoxes, keeps each ref's box in its line, moved by the read's offset (an iframe's)", () => {
+    const r = render('- main:\n  - button "Go" [box=5,6,70,20]\n  - text: hi', { showBoxes: true, boxOffset: { x: 100, y: 200 } })
+    expect(r.text).toContain('- button "Go" [ref=e1] [box=105,206,70,20]')
+    expect(r.boxes).toEqual([{ ref: "e1", x: 105, y: 206, width: 70, height: 20 }])
+    expect(render('- button "Go" [box=5,6,70,20]').text).toBe('- button "Go" [ref=e1]')
+  })
 
   it("parses levels and parents", () => {
     const nodes = parseRoleSnapshot(ROLE_FORM)
