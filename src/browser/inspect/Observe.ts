@@ -135,7 +135,7 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
         if (record === undefined) {
           return yield* new NotFound({
             message: `no request #${seq} in this tab's log (it keeps the latest ${REQUESTS_LIMIT}, from when the gateway ` +
-              "attached): list them with `svc browser requests` and take a seq from there"
+              "attached): list them with `svc browser requests` and take the #n that ends a request's line"
           })
         }
         return yield* Effect.promise(() => requestDetail(record))
