@@ -80,12 +80,13 @@ const CLI_COMMAND = /`svc browser ([^`]*)`/g
 const FLAGS: ReadonlyArray<readonly [RegExp, string]> = [
   [/`--interactive`/g, "interactive: true"],
   [/--interactive\b/g, "interactive: true"],
+  [/--(compact|boxes)\b/g, "$1: true"],
   [/--efficient\b/g, `mode: "efficient"`],
   [/a narrower --selector\b/g, "a narrower selector"],
   [/--selector <css>/g, `selector: "<css>"`],
   [/--(limit|depth) (<n>|\d+)/g, "$1: $2"],
   [/--(limit|depth)\b/g, "$1"],
-  [/--(selector|frame)\b/g, "$1"]
+  [/--(selector|frame|find|regex|diff)\b/g, "$1"]
 ]
 
 /** The snapshot options a text names as CLI flags, said as a tool call's parameters. */
