@@ -26,8 +26,18 @@ export const scrolledLine = (result: unknown, a: ScrollAsked): string => {
   if (!isPosition(result)) return `scrolled ${asked(a)}`
   const what = result.scroller === "page" ? "the page" : `the scrolling element ${result.scroller}`
   const at = `y ${n(result.y)} of ${n(result.maxY)}${result.maxX > 0 || result.x > 0 ? `, x ${n(result.x)} of ${n(result.maxX)}` : ""}`
+  // Moved as far as it goes that way: the end is said too (an endless list grows before it is reached).
+  const end = (a.dy ?? 0) > 0 && result.y >= result.maxY
+    ? " (its end)"
+    : (a.dy ?? 0) < 0 && result.y === 0
+    ? " (its top)"
+    : (a.dx ?? 0) > 0 && result.x >= result.maxX
+    ? " (its right end)"
+    : (a.dx ?? 0) < 0 && result.x === 0
+    ? " (its left end)"
+    : ""
   return result.moved
-    ? `scrolled ${asked(a)}: ${what} is at ${at}`
+    ? `scrolled ${asked(a)}: ${what} is at ${at}${end}`
     : `scrolled ${asked(a)}, but ${what} did not move: it is at ${at}${
       result.maxY === 0 && result.maxX === 0 ? " (it does not scroll)" : " (the end that way)"
     }`

@@ -36,7 +36,9 @@ describe("svc browser scroll", () => {
     expect(await evaluate("() => window.scrollY")).toBe(600)
     // Without pixels: most of a viewport.
     expect(await ok("scroll", "down")).toMatch(/^scrolled down 600 px: the page is at y 1,200 of/)
-    expect(await ok("scroll", "up", "5000")).toMatch(/^scrolled up 5,000 px: the page is at y 0 of/)
+    expect(await ok("scroll", "up", "5000")).toBe(`scrolled up 5,000 px: the page is at y 0 of ${maxY.toLocaleString("en-US")} (its top) (${pages.url("/tall")})`)
+    expect(await ok("scroll", "down", "100000")).toMatch(new RegExp(`^scrolled down 100,000 px: the page is at y ${maxY.toLocaleString("en-US")} of ${maxY.toLocaleString("en-US")} \\(its end\\)`))
+    await evaluate("() => window.scrollTo(0, 0)")
     expect(await ok("scroll", "up")).toBe(
       `scrolled up 600 px, but the page did not move: it is at y 0 of ${maxY.toLocaleString("en-US")} (the end that way) (${pages.url("/tall")})`
     )
