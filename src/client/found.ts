@@ -1,3 +1,5 @@
+import { SLASHED } from "../platform/userRegex.js"
+
 // The line a search in a snapshot is answered under: the CLI's and MCP's answers say it in the same words.
 
 export interface FoundAsked {
@@ -10,8 +12,7 @@ interface FoundResult {
   readonly stats?: { readonly lines: number } | undefined
 }
 
-const searched = (a: FoundAsked) =>
-  a.regex === true ? (/^\/.+\/[a-z]*$/s.test(a.find) ? a.find : `/${a.find}/`) : JSON.stringify(a.find)
+const searched = (a: FoundAsked) => a.regex === true ? (SLASHED.test(a.find) ? a.find : `/${a.find}/`) : JSON.stringify(a.find)
 
 /** `3 lines match "Save" (of 412 in the page's snapshot), each under the elements it is in:`, or that none does. */
 export const foundHeading = (r: FoundResult, asked: FoundAsked): string => {

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page, Request, Response } from "playwright-core"
+import { userRegex } from "../../platform/userRegex.js"
 import type { Ring } from "./Bounded.js"
 
 // A tab's requests: each one recorded when it starts, then updated by its response, its end or its
@@ -51,29 +52,22 @@ export interface NetworkLog {
   readonly waiters: Set<ResponseWaiter>
 }
 
-/** A filter read as a regular expression of the URL (`/api/.*user`, or `/re/flags`), any case; undefined if it is none. */
-const asRegex = (filter: string): RegExp | undefined => {
-  const slashed = /^\/(.+)\/([a-z]*)$/s.exec(filter)
-  try {
-    return slashed !== null
-      ? new RegExp(slashed[1]!, slashed[2]!.replace(/[gy]/g, ""))
-      : new RegExp(filter, "i")
-  } catch {
-    return undefined
-  }
-}
-let lastRegex: { readonly filter: string; readonly regex: RegExp | undefined } | undefined
-
 /**
  * The request filter: a case-insensitive substring of the URL or the method, or a regular expression the URL
- * matches (as Playwright MCP reads its filter: `/api/.*user`).
+ * matches (as Playwright MCP reads its filter: `/api/.*user`, any case; a bad one matches as text only).
+ * Made once for a listing, not per entry.
  */
-export const requestMatches = (entry: { readonly url: string; readonly method: string }, filter: string | undefined) => {
-  if (filter === undefined || filter === "") return true
+export const requestMatcher = (filter: string | undefined) => {
+  if (filter === undefined || filter === "") return (_entry: { readonly url: string; readonly method: string }) => true
   const f = filter.toLowerCase()
-  if (entry.url.toLowerCase().includes(f) || entry.method.toLowerCase().includes(f)) return true
-  if (lastRegex?.filter !== filter) lastRegex = { filter, regex: asRegex(filter) }
-  return lastRegex.regex?.test(entry.url) === true
+  let regex: RegExp | undefined
+  try {
+    regex = userRegex(filter, "i")
+  } catch {
+    regex = undefined
+  }
+  return (entry: { readonly url: string; readonly method: string }) =>
+    entry.url.toLowerCase().includes(f) || entry.method.toLowerCase().includes(f) || regex?.test(entry.url) === true
 }
 
 /** What a page loads to show itself: left out of a request list that asks for no static resources. */

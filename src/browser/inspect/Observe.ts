@@ -24,7 +24,7 @@ import {
   requestDetail,
   type RequestEntry,
   REQUESTS_LIMIT,
-  requestMatches
+  requestMatcher
 } from "./NetworkCapture.js"
 import { findResponseBody } from "./ResponseBodies.js"
 import { makeTraces } from "./Traces.js"
@@ -121,8 +121,9 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
       Effect.gen(function*() {
         const log = yield* registry.find(tab)
         if (log === undefined) return [] as ReadonlyArray<RequestEntry>
+        const matches = requestMatcher(options.filter)
         const out = log.requests.toArray()
-          .filter((r) => requestMatches(r, options.filter) && (options.static !== false || !isLoadedStatic(r)))
+          .filter((r) => matches(r) && (options.static !== false || !isLoadedStatic(r)))
           .map(publicRequest)
         if (options.clear === true) log.requests.clear()
         return out as ReadonlyArray<RequestEntry>

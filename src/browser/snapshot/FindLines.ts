@@ -1,11 +1,12 @@
+import { userRegex } from "../../platform/userRegex.js"
 import { indentOf } from "./AriaLine.js"
 import { refOfLine } from "./SnapshotDiff.js"
 
 // A search in a snapshot: the lines of the whole page's snapshot that match a text or a regular expression,
 // each under the lines of the elements it is inside (its path from the top, bare wrappers left out), with
-// the first few lines of its own content. An agent looking for one thing on a long page reads that instead of a whole snapshot the
-// character cap may have cut before it. Matches that share a part of the path show it once: the answer is
-// the snapshot's own tree, with what does not lead to a match left out.
+// the first few lines of its own content. An agent looking for one thing on a long page reads that instead
+// of a whole snapshot the character cap may have cut before it. Matches that share a part of the path show
+// it once: the answer is the snapshot's own tree, with what does not lead to a match left out.
 
 /** What a search asks for: a text (case-insensitive, in the line as shown) or a regular expression. */
 export interface FindQuery {
@@ -16,8 +17,6 @@ export interface FindQuery {
 /** A search ready to run over lines. */
 export interface Finder {
   readonly test: (line: string) => boolean
-  /** How the search reads in a notice or an options label: `"text"` or `/re/flags`. */
-  readonly label: string
 }
 
 /** Lines of a match's own content shown after it (its first children: a link's /url, a cell's text). */
@@ -40,15 +39,11 @@ export const makeFinder = (q: FindQuery): Finder | { readonly invalid: string } 
   if (q.find.length === 0) return { invalid: "find: give the text to look for" }
   if (!q.regex) {
     const wanted = q.find.toLowerCase()
-    return { test: (line) => searchedText(line).toLowerCase().includes(wanted), label: JSON.stringify(q.find) }
+    return { test: (line) => searchedText(line).toLowerCase().includes(wanted) }
   }
-  const slashed = /^\/(.+)\/([a-z]*)$/s.exec(q.find)
-  const source = slashed !== null ? slashed[1]! : q.find
-  // g and y keep state between tests: a search tests each line afresh.
-  const flags = (slashed !== null ? slashed[2]! : "").replace(/[gy]/g, "")
   try {
-    const re = new RegExp(source, flags)
-    return { test: (line) => re.test(searchedText(line)), label: `/${source}/${flags}` }
+    const re = userRegex(q.find, "")
+    return { test: (line) => re.test(searchedText(line)) }
   } catch (e) {
     return {
       invalid: `find: ${JSON.stringify(q.find)} is not a valid regular expression (${e instanceof Error ? e.message : String(e)}); ` +

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { defaultAnswer } from "../../../src/browser/inspect/Dialogs.js"
 import { Ring } from "../../../src/browser/inspect/Bounded.js"
 import { atOrAbove, levelOf, parseLevel } from "../../../src/browser/inspect/ConsoleCapture.js"
-import { isLoadedStatic, requestMatches } from "../../../src/browser/inspect/NetworkCapture.js"
+import { isLoadedStatic, requestMatcher } from "../../../src/browser/inspect/NetworkCapture.js"
 import {
   globToRegExp,
   isTextBody,
@@ -118,17 +118,17 @@ describe("static resources", () => {
 describe("request filter", () => {
   it("is a case-insensitive substring of the URL or method", () => {
     const r = { url: "http://h/API/Items", method: "POST" }
-    expect(requestMatches(r, "api/items")).toBe(true)
-    expect(requestMatches(r, "post")).toBe(true)
-    expect(requestMatches(r, "get")).toBe(false)
-    expect(requestMatches(r, undefined)).toBe(true)
-    expect(requestMatches(r, "")).toBe(true)
+    expect(requestMatcher("api/items")(r)).toBe(true)
+    expect(requestMatcher("post")(r)).toBe(true)
+    expect(requestMatcher("get")(r)).toBe(false)
+    expect(requestMatcher(undefined)(r)).toBe(true)
+    expect(requestMatcher("")(r)).toBe(true)
     // A regular expression of the URL, as Playwright MCP reads its filter; a bad one matches as text only.
-    expect(requestMatches(r, "/api/.*ems")).toBe(true)
-    expect(requestMatches(r, "API/I.EMS")).toBe(true)
-    expect(requestMatches(r, "/API/items/")).toBe(false)
-    expect(requestMatches(r, "/api/x.*")).toBe(false)
-    expect(requestMatches(r, "(api")).toBe(false)
+    expect(requestMatcher("/api/.*ems")(r)).toBe(true)
+    expect(requestMatcher("API/I.EMS")(r)).toBe(true)
+    expect(requestMatcher("/API/items/")(r)).toBe(false)
+    expect(requestMatcher("/api/x.*")(r)).toBe(false)
+    expect(requestMatcher("(api")(r)).toBe(false)
   })
 })
 
