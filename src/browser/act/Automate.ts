@@ -12,7 +12,7 @@ import { isUncheckedFailure } from "./messages.js"
 import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Files } from "../inspect/Files.js"
-import type { ImageType } from "../cdp/png.js"
+import { imageExtension, type ImageType } from "../cdp/png.js"
 import { makeFinder } from "../snapshot/FindLines.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
@@ -471,7 +471,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     ) =>
       Effect.gen(function*() {
         const type = request.type ?? "png"
-        const put = yield* files.destination(request.filename, (image) => writeMedia("element", type === "jpeg" ? "jpg" : "png", image))
+        const put = yield* files.destination(request.filename, (image) => writeMedia("element", imageExtension(type), image))
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const shot = yield* Effect.gen(function*() {
           const resolved = yield* refs.resolve(tab, page, request.ref)

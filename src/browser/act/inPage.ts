@@ -182,3 +182,16 @@ export const waitCondition = ({ source, slot, end }: { source: string; slot: str
   }
   return result
 }
+
+/** Runs in the page: the viewport's size in CSS pixels, without the scrollbars. */
+export const viewportOf = (): { width: number; height: number } => {
+  const w = globalThis as unknown as {
+    document: { documentElement: { clientWidth: number; clientHeight: number } }
+    innerWidth: number
+    innerHeight: number
+  }
+  return {
+    width: w.document.documentElement.clientWidth || w.innerWidth,
+    height: w.document.documentElement.clientHeight || w.innerHeight
+  }
+}

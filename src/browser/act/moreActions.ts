@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { CDPSession, Page, Request, Response } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { bounded, call, run } from "./budgets.js"
+import { viewportOf } from "./inPage.js"
 import type { ActionTarget } from "./target.js"
 
 // The actions that need no snapshot ref or only read one: moving through the tab's history, reading an
@@ -85,15 +86,6 @@ const hasFocus = (): boolean => {
   let active = doc.activeElement
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement
   return active !== null && active !== doc.body && active !== doc.documentElement
-}
-
-/** Runs in the page: the viewport's size in CSS pixels, without the scrollbars. */
-const viewportOf = (): { width: number; height: number } => {
-  const w = globalThis as unknown as { document: PageDocument; innerWidth: number; innerHeight: number }
-  return {
-    width: w.document.documentElement.clientWidth || w.innerWidth,
-    height: w.document.documentElement.clientHeight || w.innerHeight
-  }
 }
 
 /** A long text cut to the limit, ending with a marker that says how much there was. */

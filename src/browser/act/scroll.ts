@@ -3,6 +3,7 @@ import type { Page } from "playwright-core"
 import type { ScrollPosition } from "../../domain/browser.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { bounded, run } from "./budgets.js"
+import { viewportOf } from "./inPage.js"
 import type { ActionTarget } from "./target.js"
 
 // Scrolling by the mouse wheel, as a person scrolls: over the page (the viewport's middle) or over one
@@ -80,12 +81,6 @@ const positionOf = (node: unknown, settle: boolean): Promise<Position> =>
     w.setTimeout(next, 20)
   })
 
-/** Runs in the page: the viewport's middle. */
-const middleOf = (): { x: number; y: number } => {
-  const w = globalThis as unknown as { innerWidth: number; innerHeight: number }
-  return { x: Math.floor(w.innerWidth / 2), y: Math.floor(w.innerHeight / 2) }
-}
-
 /** The wheel turned by `dx`, `dy` CSS pixels over the element (or the page's middle); where it scrolled to. */
 export const scroll = (
   page: Page,
@@ -106,8 +101,10 @@ export const scroll = (
         if (target !== undefined) {
           yield* steps.idempotent((timeout) => target.locator.hover({ timeout }))
         } else {
-          const middle = yield* steps.once((timeout) => bounded(page.evaluate(middleOf), timeout, "page.evaluate"))
-          yield* steps.once((timeout) => bounded(page.mouse.move(middle.x, middle.y), timeout, "mouse.move"))
+          const size = yield* steps.once((timeout) => bounded(page.evaluate(viewportOf), timeout, "page.evaluate"))
+          yield* steps.once((timeout) =>
+            bounded(page.mouse.move(Math.floor(size.width / 2), Math.floor(size.height / 2)), timeout, "mouse.move")
+          )
         }
         // Read from the element, or from the document's root (whose nearest scroller is the page).
         const over = target?.locator ?? page.locator(":root")

@@ -46,6 +46,9 @@ export const jpegSize = (jpeg: Uint8Array): ImageSize | undefined => {
 /** A screenshot's format: PNG (lossless) or JPEG (smaller, for photos and long pages). */
 export type ImageType = "png" | "jpeg"
 
+/** A file name's extension for an image of that type. */
+export const imageExtension = (type: ImageType): string => (type === "jpeg" ? "jpg" : "png")
+
 /** The size of an image of that type, or undefined when the bytes are not one. */
 export const imageSize = (type: ImageType, bytes: Uint8Array): ImageSize | undefined =>
   type === "jpeg" ? jpegSize(bytes) : pngSize(bytes)

@@ -7,7 +7,7 @@ import { Files } from "../inspect/Files.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
-import type { ImageType } from "../cdp/png.js"
+import { imageExtension, type ImageType } from "../cdp/png.js"
 import { MAX_SNAPSHOT_LIMIT } from "./AriaFormat.js"
 import { type Finder, findLines } from "./FindLines.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
@@ -77,7 +77,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
         const type = request.type ?? "png"
         const put = yield* files.destination(
           request.filename,
-          (image) => writeMediaFile(screenshotDir, "screenshot", type === "jpeg" ? "jpg" : "png", image)
+          (image) => writeMediaFile(screenshotDir, "screenshot", imageExtension(type), image)
         )
         const { endpoint, profile, target } = yield* timed("tab")(tabs.resolveTarget(request.profile, request.targetId))
         const shot = yield* Effect.zipRight(
