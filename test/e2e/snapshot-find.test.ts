@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { browserCli } from "../support/browserCli.js"
 import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
@@ -30,17 +31,13 @@ interface Found {
 describe("snapshot --find", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
-  const svcOk = async (...args: Array<string>) => {
-    const r = await gw.svc(...args)
-    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
-    return r.stdout.replace(/\n$/, "")
-  }
-  const json = async (...args: Array<string>): Promise<Found> => JSON.parse(await svcOk("browser", "snapshot", "--json", ...args))
+  const { ok } = browserCli(() => gw)
+  const json = async (...args: Array<string>): Promise<Found> => JSON.parse(await ok("snapshot", "--json", ...args))
 
   beforeAll(async () => {
     pages = await servePages({ "/long": long })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
-    await svcOk("browser", "open", pages.url("/long"))
+    await ok("open", pages.url("/long"))
   })
   afterAll(async () => {
     await gw?.stop()
@@ -49,11 +46,11 @@ describe("snapshot --find", () => {
 
   it("finds what lies past the default snapshot's cut, under its path, with a ref that acts", async () => {
     // The default snapshot is cut long before the end of the page.
-    const whole = await svcOk("browser", "snapshot")
+    const whole = await ok("snapshot")
     expect(whole).toContain("snapshot truncated")
     expect(whole).not.toContain("Launch rocket")
 
-    const text = await svcOk("browser", "snapshot", "--find", "launch ROCKET")
+    const text = await ok("snapshot", "--find", "launch ROCKET")
     const lines = text.split("\n")
     expect(lines[0]).toMatch(/^1 line\(s\) match "launch ROCKET" \(of [\d,]+ in the page's snapshot\), each under the elements it is in:$/)
     // Its path from the top, each once, in the snapshot's order; then the match; nothing of the story.
@@ -66,8 +63,8 @@ describe("snapshot --find", () => {
     expect(text).not.toContain("Paragraph")
     expect(lines.length, text).toBeLessThan(10)
 
-    await svcOk("browser", "click", refOf(text, /button "Launch rocket"/))
-    const after = await svcOk("browser", "snapshot", "--find", "rocket launched")
+    await ok("click", refOf(text, /button "Launch rocket"/))
+    const after = await ok("snapshot", "--find", "rocket launched")
     expect(after).toMatch(/^1 line\(s\) match/)
     expect(after).toContain("Rocket launched")
   })
@@ -100,13 +97,13 @@ describe("snapshot --find", () => {
   })
 
   it("says when nothing matches, and searches role snapshots too", async () => {
-    expect(await svcOk("browser", "snapshot", "--find", "no such words anywhere")).toMatch(
+    expect(await ok("snapshot", "--find", "no such words anywhere")).toMatch(
       /^No line of the page's snapshot matches "no such words anywhere" \(of [\d,]+ in the page's snapshot\): try other words, or a regex\.$/
     )
-    const role = await svcOk("browser", "snapshot", "--interactive", "--find", "launch")
+    const role = await ok("snapshot", "--interactive", "--find", "launch")
     expect(role).toMatch(/button "Launch rocket" \[ref=e\d+\]/)
     expect(role).not.toContain("Paragraph")
-    await svcOk("browser", "click", refOf(role, /button "Launch rocket"/))
+    await ok("click", refOf(role, /button "Launch rocket"/))
   })
 
   it("refuses bad input with one line that says what to do", async () => {
