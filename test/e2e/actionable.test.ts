@@ -117,6 +117,11 @@ describe("actions wait for their element; runaway scripts are stopped", () => {
     const selected = await gw.svc("browser", "select", size!, "Large")
     expect(selected.code, selected.stderr).toBe(0)
     expect(await out()).toBe("size l")
+    // One that never comes is reported once the options have stopped changing, well before the 5 s default.
+    const missing = await gw.svc("browser", "select", size!, "Huge")
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toContain(`select ${size} (combobox "Size"): no option matches "Huge"; its options are "pick" (value ""), "Large" (value "l")`)
+    expect(missing.ms).toBeLessThan(4_000)
     const bad = await gw.svc("browser", "click", buy, "--timeout", "0")
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toMatch(/1 to 120000/)

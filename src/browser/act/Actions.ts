@@ -309,6 +309,26 @@ const makeActions = () => {
       () => []
     ).pipe(Effect.map((options): DescribeContext => ({ options })))
 
+  /**
+   * A select without the option asked for is waited on only while its options change (a list still being
+   * filled in): once they read the same after two attempts (about 1.5 s), the answer lists them, rather than
+   * waiting out the whole timeout for an option the agent mistyped.
+   */
+  const optionSteps = (target: ActionTarget, values: ReadonlyArray<string>) => {
+    let last: string | undefined
+    return {
+      context: { values },
+      explain: (f: PlaywrightFailure) => f.kind === "optionsNotFound" ? readOptions(target) : Effect.succeed({}),
+      keepWaiting: (f: PlaywrightFailure) =>
+        f.kind !== "optionsNotFound" ? Effect.succeed(true) : Effect.map(readOptions(target), ({ options }) => {
+          const now = JSON.stringify(options)
+          const changing = now !== last
+          last = now
+          return changing
+        })
+    }
+  }
+
   const select = (_page: Page, target: ActionTarget, values: ReadonlyArray<string>, options: TimeoutOption = {}) =>
     Effect.gen(function*() {
       if (values.length === 0) {
@@ -318,10 +338,7 @@ const makeActions = () => {
       }
       return yield* run({ action: "select", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
         Effect.map(
-          steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), {
-            context: { values },
-            explain: (f) => f.kind === "optionsNotFound" ? readOptions(target) : Effect.succeed({})
-          }),
+          steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), optionSteps(target, values)),
           (selected) => ({ selected })
         ))
     })
@@ -339,10 +356,10 @@ const makeActions = () => {
             case "combobox": {
               const tag = yield* steps.idempotent((timeout) => target.locator.evaluate(tagName, undefined, { timeout }))
               return tag === "SELECT"
-                ? yield* Effect.asVoid(steps.idempotent((timeout) => target.locator.selectOption(String(value), { timeout }), {
-                  context: { values: [String(value)] },
-                  explain: (f) => f.kind === "optionsNotFound" ? readOptions(target) : Effect.succeed({})
-                }))
+                ? yield* Effect.asVoid(steps.idempotent(
+                  (timeout) => target.locator.selectOption(String(value), { timeout }),
+                  optionSteps(target, [String(value)])
+                ))
                 : yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
             }
             case "textbox":

@@ -53,6 +53,11 @@ interface StepOptions {
   readonly context?: DescribeContext | undefined
   /** More context for the message, read from the page once a step has failed. */
   readonly explain?: ((f: PlaywrightFailure) => Effect.Effect<DescribeContext>) | undefined
+  /**
+   * Read from the page after an attempt failed in a way waiting may fix: whether waiting on can still help
+   * (a select whose options have stopped changing will not come to have the one asked for).
+   */
+  readonly keepWaiting?: ((f: PlaywrightFailure) => Effect.Effect<boolean>) | undefined
 }
 
 interface Steps {
@@ -107,6 +112,7 @@ const makeSteps = (action: ActionName, self: ActionTarget | undefined, timeoutMs
         if (landed !== undefined && f.timedOut && f.landed) return landed.value
         const left = yield* remaining
         if (!worthWaiting(f) || left <= 1) return yield* fail(f, options)
+        if (options?.keepWaiting !== undefined && !(yield* options.keepWaiting(f))) return yield* fail(f, options)
         slice *= 2
         // The last attempt takes the whole rest, never a sliver of it.
         if (left < slice * 2) return yield* once(run, options)

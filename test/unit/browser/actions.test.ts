@@ -503,15 +503,22 @@ describe("the retry policy", () => {
       expect(slow.calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS, 3_000])
     }))
 
-  it.effect("select waits for options still loading, then reads the element's options to name them", () =>
+  it.effect("select waits while its options change, then names them; options that stay the same end the wait", () =>
     Effect.gen(function*() {
-      const { calls, target } = fakeTarget({
+      const settled = fakeTarget({
         selectOption: [reject(OPTIONS_MISSING)],
         evaluate: [resolve([{ value: "r", label: "Red" }])]
       })
-      const e = yield* Effect.flip(withActions((a) => a.select(page, target, ["Purple"])))
+      const e = yield* Effect.flip(withActions((a) => a.select(page, settled.target, ["Purple"])))
       expect(e.message).toContain("\"Red\" (value \"r\")")
-      expect(calls.map((c) => c.method)).toEqual(["selectOption", "selectOption", "selectOption", "selectOption", "evaluate"])
+      // The options read after each attempt: the same twice, so no third attempt; then read again for the message.
+      expect(settled.calls.map((c) => c.method)).toEqual(["selectOption", "evaluate", "selectOption", "evaluate", "evaluate"])
+      const loading = fakeTarget({
+        selectOption: [reject(OPTIONS_MISSING)],
+        evaluate: [resolve([]), resolve([{ value: "r", label: "Red" }]), resolve([{ value: "r", label: "Red" }])]
+      })
+      yield* Effect.flip(withActions((a) => a.select(page, loading.target, ["Purple"])))
+      expect(loading.calls.filter((c) => c.method === "selectOption").map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS, 4 * PROBE_MS])
     }))
 
   it.effect("a call that never settles is abandoned after its timeout and a grace period", () =>
