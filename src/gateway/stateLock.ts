@@ -63,6 +63,12 @@ const liveHolder = (file: string): LockHolder | undefined => {
   return alive(holder.pid) && looksLikeGateway(holder.pid) ? holder : undefined
 }
 
+/** The pid of the live gateway holding the state dir, if one does. */
+export const runningGatewayPid = (stateDir: string): number | undefined => {
+  const holder = liveHolder(path.join(stateDir, LOCK_FILE))
+  return holder !== undefined && holder.pid > 0 ? holder.pid : undefined
+}
+
 const describe = (dir: string, holder: LockHolder) =>
   holder.pid === 0
     ? `the state dir ${dir} is being taken by another gateway starting right now; wait and retry, or use another SVC_STATE_DIR`

@@ -32,11 +32,17 @@ describe("the state dir lock", () => {
     expect(second).toContain("SVC_STATE_DIR")
     // The first one is untouched and still answers.
     expect((await first.svc("status")).code).toBe(0)
+    // A config change while it runs says the gateway takes it once restarted, and by its pid.
+    const set = await first.svc("config", "set", "browser.headless", "true")
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stdout.trim()).toMatch(new RegExp(`^set browser\\.headless in .*svc\\.json to true; the running gateway \\(pid ${first.process.pid}\\) uses it once restarted$`))
 
     // Stopped cleanly, it leaves no lock; the next gateway starts.
     expect(await first.stop()).toBe(0)
     running.splice(0)
     expect(fs.existsSync(path.join(stateDir, "gateway.lock"))).toBe(false)
+    const unset = await first.svc("config", "unset", "browser.headless")
+    expect(unset.stdout.trim()).toMatch(/^removed browser\.headless from .*svc\.json$/)
     running.push(await startGateway({ stateDir }))
   }, 90_000)
 

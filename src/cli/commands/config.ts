@@ -1,7 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { getPath, parseRaw, readConfigText, setPath } from "../../config/file.js"
-import { locateConfigFile } from "../../config/locate.js"
+import { locateConfigFile, locateStatePaths } from "../../config/locate.js"
+import { runningGatewayPid } from "../../gateway/stateLock.js"
 import { redactSecrets } from "../../platform/redact.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
@@ -27,6 +28,12 @@ const failWith = (message: string) => new CliFailure({ message })
 
 const edit = (key: string, value: unknown) =>
   Effect.flatMap(locateConfigFile, (file) => Effect.as(editConfigFile(file, (raw) => setPath(raw, key, value)), file))
+
+/** The gateway reads svc.json when it starts: a running one is named, so the change is not taken for applied. */
+const restartHint = Effect.map(locateStatePaths, (paths) => {
+  const pid = runningGatewayPid(paths.stateDir)
+  return pid !== undefined ? `; the running gateway (pid ${pid}) uses it once restarted` : ""
+})
 
 const keyArg = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key path, e.g. browser.defaultProfile"))
 
@@ -61,14 +68,14 @@ const set = Command.make(
         }
       }
       const file = yield* edit(key, parsed)
-      yield* Console.log(`set ${key} in ${file}${isSecretKey(key) ? "" : ` to ${redactSecrets(JSON.stringify(parsed))}`}`)
+      yield* Console.log(`set ${key} in ${file}${isSecretKey(key) ? "" : ` to ${redactSecrets(JSON.stringify(parsed))}`}${yield* restartHint}`)
     })
 ).pipe(Command.withDescription("set one key of svc.json (validated before it is written)"))
 
 const unset = Command.make("unset", { key: keyArg }, ({ key }) =>
   Effect.gen(function*() {
     const file = yield* edit(key, undefined)
-    yield* Console.log(`removed ${key} from ${file}`)
+    yield* Console.log(`removed ${key} from ${file}${yield* restartHint}`)
   })).pipe(Command.withDescription("remove one key from svc.json"))
 
 export const configCommand = Command.make("config").pipe(
