@@ -405,6 +405,13 @@ export const ActRequest = Schema.Union(
     double: Schema.optional(Schema.Boolean),
     button: Schema.optional(Schema.Literal("left", "right", "middle"))
   }),
+  /** The pointer moved to a point of the viewport (CSS pixels from its top left corner); buttons held stay held. */
+  act("moveAt", { x: Schema.Number, y: Schema.Number }),
+  /** A mouse button pressed, or released, where the pointer is: a drag step by step is moveAt, mouseDown, moveAt, mouseUp. */
+  act("mouseDown", { button: Schema.optional(Schema.Literal("left", "right", "middle")) }),
+  act("mouseUp", { button: Schema.optional(Schema.Literal("left", "right", "middle")) }),
+  /** A drag with the left button from one point of the viewport to another. */
+  act("dragAt", { startX: Schema.Number, startY: Schema.Number, endX: Schema.Number, endY: Schema.Number }),
   act("back", {}),
   act("forward", {}),
   act("reload", {}),

@@ -50,6 +50,11 @@ export const BrowserToolActKind = Schema.Literal(
   "evaluate",
   "scrollIntoView",
   "scroll",
+  "clickAt",
+  "moveAt",
+  "mouseDown",
+  "mouseUp",
+  "dragAt",
   "close"
 )
 
@@ -68,8 +73,8 @@ export const BrowserToolActRequest = Schema.Struct({
   submit: opt(Schema.Boolean, "type: press Enter after the text"),
   slowly: opt(Schema.Boolean, "type: one key at a time (for pages that react to each key)"),
   key: opt(Schema.String, "press: a key or chord, e.g. Enter, Control+a"),
-  double: opt(Schema.Boolean, "click: double-click"),
-  button: opt(Schema.Literal("left", "right", "middle"), "click: the mouse button"),
+  double: opt(Schema.Boolean, "click, clickAt: double-click"),
+  button: opt(Schema.Literal("left", "right", "middle"), "click, clickAt, mouseDown, mouseUp: the mouse button"),
   modifiers: opt(Schema.Array(Schema.Literal("Alt", "Control", "ControlOrMeta", "Meta", "Shift")), "click: keys held"),
   startRef: opt(Schema.String, "drag: the element to drag"),
   endRef: opt(Schema.String, "drag: where to drop it"),
@@ -86,6 +91,12 @@ export const BrowserToolActRequest = Schema.Struct({
   fn: opt(Schema.String, "evaluate, wait: a JavaScript function, e.g. () => document.title"),
   dx: opt(Schema.Number, "scroll: pixels right (negative: left)"),
   dy: opt(Schema.Number, "scroll: pixels down (negative: up); over ref's element if given, else the page"),
+  x: opt(Schema.Number, "clickAt, moveAt: CSS pixels from the viewport's left edge (as a screenshot shows it)"),
+  y: opt(Schema.Number, "clickAt, moveAt: CSS pixels from the viewport's top edge"),
+  startX: opt(Schema.Number, "dragAt: where to press, from the left edge"),
+  startY: opt(Schema.Number, "dragAt: where to press, from the top edge"),
+  endX: opt(Schema.Number, "dragAt: where to release, from the left edge"),
+  endY: opt(Schema.Number, "dragAt: where to release, from the top edge"),
   timeoutMs: opt(Schema.Int, "how long the action may take, in milliseconds")
 })
 export type BrowserToolActRequest = typeof BrowserToolActRequest.Type

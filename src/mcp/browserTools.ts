@@ -1,6 +1,5 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
-import { scrolledLine } from "../client/scrolled.js"
 import { waitedFor } from "../client/waited.js"
 import { foundHeading } from "../client/found.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
@@ -11,13 +10,13 @@ import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure
 // The tools as agents know them from Playwright MCP: same names, same argument names. Each decodes its
 // arguments, makes one call of the control API and says what happened.
 
-const Ref = Schema.String.pipe(Schema.minLength(1))
+export const Ref = Schema.String.pipe(Schema.minLength(1))
 const refFields = {
   ref: optionalField(Ref, "the element's ref, as the snapshot shows it ([ref=12] → \"12\")"),
   target: optionalField(Ref, "the same as ref (svc's `browser` tool calls it target)"),
   element: optionalField(Schema.String, "what the element is, in your words (shown in the answer)")
 }
-const afterFields = {
+export const afterFields = {
   snapshot: optionalField(
     Schema.Boolean,
     "also answer with what changed in the page's snapshot since the last one (saves a browser_snapshot call)"
@@ -25,7 +24,7 @@ const afterFields = {
 }
 
 /** POST /act with one action. A dialog it opens is held for browser_handle_dialog, as Playwright MCP does. */
-const postAct = (env: ToolEnv, request: ActRequest) =>
+export const postAct = (env: ToolEnv, request: ActRequest) =>
   env.client.act.act({
     urlParams: env.query,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
@@ -33,7 +32,7 @@ const postAct = (env: ToolEnv, request: ActRequest) =>
   })
 
 /** One action; the answer is `line` and what the action caused. */
-const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
+export const act = (env: ToolEnv, request: ActRequest, line: string, snapshot?: boolean) =>
   postAct(env, { ...request, ...(snapshot === true ? { diff: true } : {}) }).pipe(Effect.map((r) => actionText(line, r)))
 
 export const navigate = defineTool({
@@ -173,68 +172,6 @@ export const click = defineTool({
         `${input.doubleClick === true ? "Double-clicked" : "Clicked"} ${elementName(ref, input.element)}`,
         input.snapshot
       ))
-})
-
-export const clickAt = defineTool({
-  name: "browser_mouse_click_xy",
-  title: "Click at a point",
-  description: "Click at a point of the viewport, in CSS pixels from its top left corner (as a viewport screenshot " +
-    "shows it). For what a snapshot has no ref for (a canvas, a map); prefer browser_click with a ref otherwise.",
-  input: Schema.Struct({
-    x: field(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), "pixels from the viewport's left edge"),
-    y: field(Schema.Number.pipe(Schema.finite(), Schema.nonNegative()), "pixels from the viewport's top edge"),
-    button: optionalField(Schema.Literal("left", "right", "middle"), "the mouse button (default left)"),
-    clickCount: optionalField(Schema.Int.pipe(Schema.between(1, 2)), "2 for a double click"),
-    element: optionalField(Schema.String, "what is there, in your words (shown in the answer)"),
-    ...afterFields
-  }),
-  readOnly: false,
-  destructive: true,
-  run: (input, env) =>
-    act(
-      env,
-      {
-        kind: "clickAt",
-        x: input.x,
-        y: input.y,
-        ...(input.clickCount === 2 ? { double: true } : {}),
-        ...(input.button !== undefined ? { button: input.button } : {})
-      },
-      `${input.clickCount === 2 ? "Double-clicked" : "Clicked"} at (${input.x}, ${input.y})${
-        input.element !== undefined ? ` (${input.element})` : ""
-      }`,
-      input.snapshot
-    )
-})
-
-export const mouseWheel = defineTool({
-  name: "browser_mouse_wheel",
-  title: "Scroll",
-  description: "Turn the mouse wheel over the page (or over the element `ref`, for a list or panel that scrolls on " +
-    "its own): deltaY pixels down (negative: up), deltaX right. Says where the scrolled part is now and whether it moved " +
-    "(at its end it does not; an endless list grows as it nears it).",
-  input: Schema.Struct({
-    deltaX: optionalField(Schema.Number.pipe(Schema.finite()), "pixels right (negative: left)"),
-    deltaY: optionalField(Schema.Number.pipe(Schema.finite()), "pixels down (negative: up)"),
-    ref: optionalField(Ref, "scroll over this element instead of the page's middle"),
-    target: optionalField(Ref, "the same as ref"),
-    element: optionalField(Schema.String, "what the element is, in your words"),
-    ...afterFields
-  }),
-  readOnly: false,
-  run: (input, env) => {
-    const ref = input.ref ?? input.target
-    const delta = { dx: input.deltaX ?? 0, dy: input.deltaY ?? 0 }
-    return postAct(env, {
-      kind: "scroll",
-      ...delta,
-      ...(ref !== undefined ? { ref } : {}),
-      ...(input.snapshot === true ? { diff: true } : {})
-    }).pipe(Effect.map((r) => {
-      const line = scrolledLine(r.result, delta)
-      return actionText(`${line.charAt(0).toUpperCase()}${line.slice(1)}${ref !== undefined ? ` (over ${elementName(ref, input.element)})` : ""}`, r)
-    }))
-  }
 })
 
 export const type = defineTool({

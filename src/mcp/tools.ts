@@ -1,6 +1,7 @@
 import { browserTool } from "./browserTool.js"
 import * as B from "./browserTools.js"
 import * as I from "./inspectTools.js"
+import * as P from "./pointerTools.js"
 import * as S from "./stateTools.js"
 import { tabs } from "./tabTools.js"
 import type { McpTool } from "./tool.js"
@@ -13,8 +14,12 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.snapshot,
   B.find,
   B.click,
-  B.clickAt,
-  B.mouseWheel,
+  P.clickAt,
+  P.mouseWheel,
+  P.mouseMove,
+  P.mouseDrag,
+  P.mouseDown,
+  P.mouseUp,
   B.type,
   B.pressKey,
   B.hover,

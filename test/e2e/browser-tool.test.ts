@@ -78,6 +78,20 @@ describe("the browser tool", () => {
     // The wheel on a page that fits its viewport: nothing moves, and the result says so.
     const wheel = await call({ action: "act", targetId, request: { kind: "scroll", dy: 300 } })
     expect(text(wheel), text(wheel)).toContain(`result: {"x":0,"y":0,"maxX":0,"maxY":0,"moved":false,"scroller":"page"}`)
+    // The pointer at a point, as a screenshot shows it (the button's middle): a click, then one by press and release.
+    const middle = text(await call({
+      action: "act",
+      targetId,
+      request: { kind: "evaluate", fn: "() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }" }
+    }))
+    const [x, y] = JSON.parse(/result: (\[.*\])/.exec(middle)![1]!) as [number, number]
+    const clicked = await call({ action: "act", targetId, request: { kind: "clickAt", x, y } })
+    expect(clicked.isError, text(clicked)).toBe(false)
+    const steps = await call({ action: "act", targetId, batch: [{ kind: "moveAt", x, y }, { kind: "mouseDown" }, { kind: "mouseUp" }] })
+    expect(steps.isError, text(steps)).toBe(false)
+    expect(text(steps)).toMatch(/^1\. moveAt: done[\s\S]*^2\. mouseDown: done[\s\S]*^3\. mouseUp: done/m)
+    expect(text(await call({ action: "act", targetId, request: { kind: "evaluate", fn: "() => document.getElementById('count').textContent" } })))
+      .toContain(`result: "4"`)
   }, 60_000)
 
   it("a screenshot is an image part holding a PNG", async () => {

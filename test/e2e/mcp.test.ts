@@ -47,6 +47,17 @@ const dialogs = `<!doctype html><title>Dialogs</title>
 <button onclick="setTimeout(() => document.getElementById('said').textContent = 'later ' + confirm('Later?'), 300)">Later</button>
 <p id="said">nothing</p>`
 const tall = `<!doctype html><title>Tall</title><style>body { margin: 0 }</style><div style="height: 4000px">tall</div>`
+// A pad that keeps the mouse events it sees (type, x, y, buttons held), and a slider.
+const pad = `<!doctype html><title>Pad</title><style>body { margin: 0 }</style>
+<div id="pad" style="width: 400px; height: 200px"></div>
+<input id="level" type="range" min="0" max="100" value="0" style="position: absolute; left: 0; top: 250px; width: 300px; margin: 0">
+<script>
+  window.seen = []
+  for (const type of ["mousedown", "mouseup", "click"]) {
+    document.getElementById("pad").addEventListener(type, (e) => seen.push([type, e.clientX, e.clientY, e.buttons]))
+  }
+  document.getElementById("pad").addEventListener("mousemove", (e) => { window.last = [e.clientX, e.clientY, e.buttons] })
+</script>`
 const greets = `<!doctype html><title>Greets</title><p id="greeted">no</p>
 <script>alert('Welcome'); document.getElementById('greeted').textContent = 'yes'</script>`
 
@@ -102,7 +113,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall,
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall, "/pad": pad,
       "/api/items": { type: "application/json", body: JSON.stringify({ items: ["a", "b"], page: 2 }) }
     })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
@@ -126,6 +137,10 @@ describe("svc mcp with no gateway running", () => {
         "browser_click",
         "browser_mouse_click_xy",
         "browser_mouse_wheel",
+        "browser_mouse_move_xy",
+        "browser_mouse_drag_xy",
+        "browser_mouse_down",
+        "browser_mouse_up",
         "browser_type",
         "browser_press_key",
         "browser_hover",
@@ -245,6 +260,24 @@ describe("svc mcp with no gateway running", () => {
     expect(nothing.isError).toBe(true)
     expect(textOf(nothing)).toContain("scroll: say how far, in CSS pixels")
 
+    // The pointer step by step: move, press, move with the button held, release; then a drag of a slider.
+    await session.call("browser_navigate", { url: pages.url("/pad") })
+    const seen = async () => JSON.parse(JSON.parse(textOf(await session.call("browser_evaluate", { function: "() => JSON.stringify([window.last, window.seen])" }))))
+    expect(textOf(await session.call("browser_mouse_move_xy", { x: 40, y: 30 }))).toContain("Moved the mouse to (40, 30)")
+    expect(textOf(await session.call("browser_mouse_down", {}))).toContain("Pressed the left mouse button")
+    await session.call("browser_mouse_move_xy", { x: 140, y: 60 })
+    expect((await seen())[0]).toEqual([140, 60, 1])
+    expect(textOf(await session.call("browser_mouse_up", {}))).toContain("Released the left mouse button")
+    expect((await seen())[1]).toEqual([["mousedown", 40, 30, 1], ["mouseup", 140, 60, 0], ["click", 140, 60, 0]])
+    const dragged = await session.call("browser_mouse_drag_xy", { startX: 1, startY: 260, endX: 150, endY: 260 })
+    expect(dragged.isError, textOf(dragged)).toBeFalsy()
+    expect(textOf(dragged)).toContain("Dragged from (1, 260) to (150, 260)")
+    expect(textOf(await session.call("browser_evaluate", { function: "() => document.getElementById('level').value" }))).toBe('"50"')
+    const outside = await session.call("browser_mouse_move_xy", { x: 100_000, y: 10 })
+    expect(outside.isError).toBe(true)
+    expect(textOf(outside)).toMatch(/the point 100000,10 is outside the viewport, which is \d+x\d+ CSS pixels/)
+
+    await session.call("browser_navigate", { url: pages.url("/tall") })
     await session.call("browser_navigate", { url: pages.url("/other") })
     expect(textOf(await session.call("browser_navigate_back"))).toContain(`Went back to ${pages.url("/tall")}`)
     const forward = textOf(await session.call("browser_navigate_forward", { snapshot: true }))

@@ -21,6 +21,7 @@ import {
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
 import { scroll } from "./scroll.js"
+import { clickAt, dragBetween, mouseButton, moveTo } from "./pointer.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 
@@ -560,6 +561,10 @@ const makeActions = () => {
     elementScreenshot,
     pdf,
     scroll,
+    clickAt,
+    moveTo,
+    mouseButton,
+    dragBetween,
     ...makeMoreActions()
   } as const
 }

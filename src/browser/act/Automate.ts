@@ -30,6 +30,9 @@ import { timed } from "../../platform/serverTiming.js"
 const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
   "click",
   "clickAt",
+  "mouseDown",
+  "mouseUp",
+  "dragAt",
   "type",
   "typeFocused",
   "press",
@@ -349,6 +352,16 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
               break
             case "clickAt":
               yield* actions.clickAt(page, request.x, request.y, { double: request.double, button: request.button, ...timeout })
+              break
+            case "moveAt":
+              yield* actions.moveTo(page, request.x, request.y, timeout)
+              break
+            case "mouseDown":
+            case "mouseUp":
+              yield* actions.mouseButton(page, request.kind === "mouseDown" ? "down" : "up", { button: request.button, ...timeout })
+              break
+            case "dragAt":
+              yield* actions.dragBetween(page, { x: request.startX, y: request.startY }, { x: request.endX, y: request.endY }, timeout)
               break
             case "back":
             case "forward":

@@ -60,7 +60,7 @@ interface StepOptions {
   readonly keepWaiting?: ((f: PlaywrightFailure) => Effect.Effect<boolean>) | undefined
 }
 
-interface Steps {
+export interface Steps {
   /** Runs once with the rest of the budget: for steps that must not be repeated. */
   readonly once: <A>(run: (timeout: number) => Promise<A>, options?: StepOptions) => Effect.Effect<A, ActionError>
   /**

@@ -28,6 +28,7 @@ export type ActionName =
   | "text"
   | "value"
   | "scroll"
+  | "mouse"
 
 export type ActionError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
 

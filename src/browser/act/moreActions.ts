@@ -2,11 +2,10 @@ import { Effect } from "effect"
 import type { CDPSession, Page, Request, Response } from "playwright-core"
 import { Conflict, InvalidRequest } from "../../domain/errors.js"
 import { bounded, call, run } from "./budgets.js"
-import { viewportOf } from "./inPage.js"
 import type { ActionTarget } from "./target.js"
 
 // The actions that need no snapshot ref or only read one: moving through the tab's history, reading an
-// element's text or a control's value, typing into whatever has focus, clicking at a point of the viewport.
+// element's text or a control's value, typing into whatever has focus.
 
 const ACTION_TIMEOUT_MS = 5_000
 const HISTORY_TIMEOUT_MS = 20_000
@@ -271,40 +270,5 @@ export const makeMoreActions = () => {
         }))
     })
 
-  /** A click at a point of the viewport, in CSS pixels from its top left corner. */
-  const clickAt = (
-    page: Page,
-    x: number,
-    y: number,
-    options: {
-      readonly double?: boolean | undefined
-      readonly button?: "left" | "right" | "middle" | undefined
-      readonly timeoutMs?: number | undefined
-    } = {}
-  ) =>
-    Effect.gen(function*() {
-      if (!Number.isFinite(x) || !Number.isFinite(y)) {
-        return yield* new InvalidRequest({ message: `click --at: expected two numbers, x,y (got ${x},${y})` })
-      }
-      return yield* run({ action: "click", timeoutMs: options.timeoutMs, defaultMs: ACTION_TIMEOUT_MS }, (steps) =>
-        Effect.gen(function*() {
-          const size = yield* steps.once((timeout) => bounded(page.evaluate(viewportOf), timeout, "page.evaluate"))
-          if (x < 0 || y < 0 || x >= size.width || y >= size.height) {
-            return yield* new InvalidRequest({
-              message: `click --at ${x},${y}: the point is outside the viewport, which is ${size.width}x${size.height} ` +
-                `CSS pixels (x from 0 to ${size.width - 1}, y from 0 to ${size.height - 1}); scroll the element into ` +
-                "view first, or click it by its ref"
-            })
-          }
-          const clickOptions = options.button !== undefined ? { button: options.button } : {}
-          yield* steps.once((timeout) =>
-            bounded(
-              options.double === true ? page.mouse.dblclick(x, y, clickOptions) : page.mouse.click(x, y, clickOptions),
-              timeout,
-              "mouse.click"
-            ))
-        }))
-    })
-
-  return { back, forward, reload, text, value, typeFocused, clickAt } as const
+  return { back, forward, reload, text, value, typeFocused } as const
 }

@@ -9,24 +9,24 @@ import { callControl, CliFailure, type CommonArgs, commonOptions, given } from "
 // Navigate and act through the gateway. Elements are addressed by the refs a snapshot shows; a CSS
 // selector is refused by the gateway (only `wait` takes one).
 
-const targetIdOption = Options.text("target-id").pipe(
+export const targetIdOption = Options.text("target-id").pipe(
   Options.withSchema(TargetId),
   Options.withDescription("the tab to act in (default: the tab this profile last opened or focused)"),
   Options.optional
 )
 const withTarget = (t: Option.Option<string>) => Option.match(t, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
 const ref = (name = "ref") => Args.text({ name }).pipe(Args.withDescription("a ref from `svc browser snapshot`"))
-const timeoutOption = Options.integer("timeout").pipe(
+export const timeoutOption = Options.integer("timeout").pipe(
   Options.withDescription(
     "how many milliseconds to wait for the element to be visible, enabled, still and not covered before giving up " +
       "(default 5000)"
   ),
   Options.optional
 )
-const withTimeout = (t: Option.Option<number>) => Option.match(t, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
+export const withTimeout = (t: Option.Option<number>) => Option.match(t, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
 
 /** After an action: its snapshot in the same answer. */
-const after = {
+export const after = {
   snapshot: Options.boolean("snapshot").pipe(
     Options.withDescription("print the tab's snapshot after the action too (one call instead of two)")
   ),
@@ -42,7 +42,7 @@ type Args_ = CommonArgs & {
 }
 
 /** POST /act with one action; prints a short confirmation and what it caused (or the API's JSON). */
-const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown, r: ActResult) => string) =>
+export const act = (args: Args_, request: ActRequest, human: (url: string, result: unknown, r: ActResult) => string) =>
   callControl(
     args,
     // The typed client narrows a union payload to one member's type; the schema still encodes any member.
@@ -59,7 +59,7 @@ const act = (args: Args_, request: ActRequest, human: (url: string, result: unkn
     (r) => withEffects(human(r.url, r.result, r), r)
   )
 
-const done = (what: string) => (url: string) => `${what} (${url})`
+export const done = (what: string) => (url: string) => `${what} (${url})`
 
 /** How far `svc browser scroll` goes when not told: most of a viewport. */
 const DEFAULT_SCROLL_PX = 600
@@ -89,7 +89,7 @@ const resize = Command.make(
 ).pipe(Command.withDescription("set the tab's viewport size in CSS pixels"))
 
 /** `--at 120,48`: two numbers, x then y. */
-const parsePoint = (raw: string): { x: number; y: number } | undefined => {
+export const parsePoint = (raw: string): { x: number; y: number } | undefined => {
   const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(raw)
   return m === null ? undefined : { x: Number(m[1]), y: Number(m[2]) }
 }

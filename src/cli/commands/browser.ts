@@ -4,6 +4,7 @@ import { Color, HttpUrl, ProfileName, TargetId } from "../../domain/browser.js"
 import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs } from "../output.js"
 import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
+import { mouseCommand } from "./mouse.js"
 import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
@@ -318,6 +319,7 @@ export const browserCommand = Command.make("browser").pipe(
     snapshot,
     pdf,
     ...actCommands,
+    mouseCommand,
     ...inspectCommands,
     profiles,
     createProfile,
