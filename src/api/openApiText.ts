@@ -58,6 +58,8 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "state.storage": "Local or session storage of the tab's origin.",
   "state.setStorage": "Set a key of local or session storage.",
   "state.clearStorage": "Clear local or session storage.",
+  "state.saveStorageState": "Save the profile's cookies and each origin's local storage to a file in the states root (never over a file).",
+  "state.loadStorageState": "Replace the profile's cookies and local storage with a saved storage state.",
   "state.offline": "Take the profile offline, or back online.",
   "state.headers": "Extra HTTP headers for every request of the profile.",
   "state.credentials": "HTTP authentication credentials for the profile, or clear them.",

@@ -197,6 +197,14 @@ export class StateGroup extends HttpApiGroup.make("state")
       S.DoneResult
     )
   )
+  .add(
+    HttpApiEndpoint.post("saveStorageState", "/storage-state/save").setUrlParams(ProfileQuery).setPayload(S.SaveStorageStateRequest)
+      .addSuccess(S.StorageStateResult)
+  )
+  .add(
+    HttpApiEndpoint.post("loadStorageState", "/storage-state/load").setUrlParams(ProfileQuery).setPayload(S.LoadStorageStateRequest)
+      .addSuccess(S.StorageStateResult)
+  )
   .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(S.MediaRequest).addSuccess(S.DoneResult))
   .add(
     HttpApiEndpoint.post("timezone", "/set/timezone").setUrlParams(ProfileQuery).setPayload(S.TimezoneRequest).addSuccess(S.DoneResult)

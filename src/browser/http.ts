@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Automate } from "./act/Automate.js"
 import { BrowserApi } from "./api.js"
+import { StorageStates } from "./inspect/StorageStates.js"
 import { Inspector } from "./inspect/Inspector.js"
 import { BrowserManager } from "./launch/BrowserManager.js"
 import { profileInfo, Profiles } from "./launch/Profiles.js"
@@ -82,6 +83,7 @@ const FilesHandlers = HttpApiBuilder.group(BrowserApi, "files", (handlers) =>
 const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
   Effect.gen(function*() {
     const inspector = yield* Inspector
+    const states = yield* StorageStates
     return handlers
       .handle("cookies", ({ urlParams }) => inspector.cookies(urlParams))
       .handle("setCookie", ({ payload, urlParams }) => inspector.setCookie(urlParams.profile, payload))
@@ -89,6 +91,8 @@ const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
       .handle("storage", ({ path, urlParams }) => inspector.storage(path.kind, urlParams))
       .handle("setStorage", ({ path, payload, urlParams }) => inspector.setStorage(path.kind, urlParams.profile, payload))
       .handle("clearStorage", ({ path, payload, urlParams }) => inspector.clearStorage(path.kind, urlParams.profile, payload))
+      .handle("saveStorageState", ({ payload, urlParams }) => states.save({ ...payload, profile: urlParams.profile }))
+      .handle("loadStorageState", ({ payload, urlParams }) => states.load({ ...payload, profile: urlParams.profile }))
       .handle("offline", ({ payload, urlParams }) => inspector.offline(urlParams.profile, payload))
       .handle("headers", ({ payload, urlParams }) => inspector.headers(urlParams.profile, payload))
       .handle("credentials", ({ payload, urlParams }) => inspector.credentials(urlParams.profile, payload))

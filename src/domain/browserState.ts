@@ -161,6 +161,44 @@ export const SetCookieRequest = Schema.Struct({
   value: Schema.String,
   url: Schema.String
 })
+/**
+ * A storage state as a file holds it (Playwright's format, so files from its tools load too): the profile's
+ * cookies, and each origin's local storage.
+ */
+export const StorageStateFile = Schema.Struct({
+  cookies: Schema.Array(Schema.Struct({
+    ...Cookie.fields,
+    sameSite: Schema.String.pipe(
+      Schema.filter((s): s is "Strict" | "Lax" | "None" => s === "Strict" || s === "Lax" || s === "None", {
+        message: () => `sameSite is Strict, Lax or None`
+      })
+    )
+  })),
+  origins: Schema.Array(Schema.Struct({
+    origin: Schema.String,
+    localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String }))
+  }))
+})
+export type StorageStateFile = typeof StorageStateFile.Type
+
+export const SaveStorageStateRequest = Schema.Struct({
+  ...tab,
+  /** The file's name in the states root (sub-folders allowed); never over an existing file. */
+  filename: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+})
+export const LoadStorageStateRequest = Schema.Struct({
+  ...tab,
+  /** A file in the states root, as `save` named it. */
+  filename: Schema.String.pipe(Schema.minLength(1))
+})
+export const StorageStateResult = Schema.Struct({
+  targetId: Schema.String,
+  path: Schema.String,
+  /** How many cookies, and how many origins' local storage, the file holds. */
+  cookies: Schema.Number,
+  origins: Schema.Number
+})
+
 export const TabRequest = Schema.Struct({ ...tab })
 export const DoneResult = Schema.Struct({ targetId: Schema.String, done: Schema.String })
 

@@ -82,6 +82,42 @@ export const cookies = defineTool({
   }
 })
 
+const stateCounts = (r: { readonly cookies: number; readonly origins: number; readonly path: string }) =>
+  `${r.cookies} cookie(s) and the local storage of ${r.origins} origin(s)`
+
+export const storageState = defineTool({
+  name: "browser_storage_state",
+  title: "Save storage state",
+  description: "Save the profile's cookies and each origin's local storage to a file (in svc's states root), to " +
+    "sign in again later with browser_set_storage_state. The file holds sign-ins: it is owner-only.",
+  input: Schema.Struct({
+    filename: optionalField(
+      Schema.String.pipe(Schema.minLength(1)),
+      "the file's name in the states root (default storage-state-<time>.json); never over an existing file"
+    )
+  }),
+  // It writes a new file, never one there: nothing in the browser changes.
+  readOnly: true,
+  run: (input, env) =>
+    env.client.state.saveStorageState({ urlParams: env.query, payload: input.filename !== undefined ? { filename: input.filename } : {} })
+      .pipe(Effect.map((r) => `Saved ${stateCounts(r)} to ${r.path}`))
+})
+
+export const setStorageState = defineTool({
+  name: "browser_set_storage_state",
+  title: "Restore storage state",
+  description: "Replace the profile's cookies and local storage with a state saved by browser_storage_state (what " +
+    "was there is cleared first).",
+  input: Schema.Struct({
+    filename: field(Schema.String.pipe(Schema.minLength(1)), "the saved file's name in the states root, or its full path there")
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    env.client.state.loadStorageState({ urlParams: env.query, payload: { filename: input.filename } })
+      .pipe(Effect.map((r) => `Cleared the profile's cookies and local storage, then loaded ${stateCounts(r)} from ${r.path}`))
+})
+
 export const storage = defineTool({
   name: "browser_storage",
   title: "Web storage",

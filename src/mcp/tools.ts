@@ -45,6 +45,8 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   S.profiles,
   S.cookies,
   S.storage,
+  S.storageState,
+  S.setStorageState,
   S.emulate,
   S.download,
   browserTool

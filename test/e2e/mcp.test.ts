@@ -161,6 +161,8 @@ describe("svc mcp with no gateway running", () => {
         "browser_close",
         "browser_cookies",
         "browser_storage",
+        "browser_storage_state",
+        "browser_set_storage_state",
         "browser_emulate",
         "browser_download",
         "browser_trace",
@@ -533,6 +535,27 @@ describe("svc mcp with no gateway running", () => {
     expect((await session.call("browser_storage", { action: "set", key: "theme", value: "dark" })).isError).toBeFalsy()
     expect(textOf(await session.call("browser_storage", {}))).toBe("theme=dark")
     expect(textOf(await session.call("browser_storage", { kind: "session" }))).toBe("Empty.")
+
+    // Saved to a file and restored over what came since, as Playwright MCP's storage-state tools do.
+    const filename = `mcp-state-${crypto.randomUUID()}.json`
+    const saved = await session.call("browser_storage_state", { filename })
+    expect(saved.isError, textOf(saved)).toBeFalsy()
+    const file = /^Saved 1 cookie\(s\) and the local storage of 1 origin\(s\) to (\/\S+)$/.exec(textOf(saved))?.[1]
+    expect(file, textOf(saved)).toBe(path.join(chooseBase(), "states", filename))
+    try {
+      await session.call("browser_cookies", { action: "clear" })
+      await session.call("browser_storage", { action: "set", key: "theme", value: "light" })
+      const restored = await session.call("browser_set_storage_state", { filename })
+      expect(restored.isError, textOf(restored)).toBeFalsy()
+      expect(textOf(restored)).toBe(`Cleared the profile's cookies and local storage, then loaded 1 cookie(s) and the local storage of 1 origin(s) from ${file}`)
+      expect(textOf(await session.call("browser_cookies", {}))).toContain("sid=c00kie")
+      expect(textOf(await session.call("browser_storage", {}))).toBe("theme=dark")
+      const taken = await session.call("browser_storage_state", { filename })
+      expect(taken.isError).toBe(true)
+      expect(textOf(taken)).toContain("already exists and is never overwritten")
+    } finally {
+      fs.rmSync(file!, { force: true })
+    }
   })
 
   it("emulates a device, a locale and a time zone, and gives the browser's own back with none", async () => {

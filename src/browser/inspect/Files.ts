@@ -296,11 +296,14 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
         return yield* save(got, dest, (yield* safe.roots).downloads)
       }).pipe(Effect.withSpan("Files.waitForDownload"))
 
-    /** Puts `bytes` at `dest` (confined, checked not taken), whole or not at all, never over a file that appeared since. */
-    const placeFile = (dest: string, bytes: Uint8Array) =>
+    /**
+     * Puts `bytes` at `dest` (confined to `root`, the downloads root unless told; checked not taken), whole or not
+     * at all, owner-only, never over a file that appeared since.
+     */
+    const placeFile = (dest: string, bytes: Uint8Array, root?: string) =>
       Effect.gen(function*() {
-        const root = (yield* safe.roots).downloads
-        yield* placeNew(dest, root, (tmp) =>
+        yield* notTaken(dest)
+        yield* placeNew(dest, root ?? (yield* safe.roots).downloads, (tmp) =>
           Effect.tryPromise({ try: () => fs.writeFile(tmp, bytes, { mode: 0o600, flag: "wx" }), catch: internal(`cannot write ${tmp}`) }))
         return dest
       })
@@ -400,7 +403,8 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       armFileChooser,
       setInputFiles,
       isArmed,
-      destination
+      destination,
+      placeFile
     } as const
   }),
   dependencies: [SafePaths.Default]

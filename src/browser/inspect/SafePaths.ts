@@ -4,8 +4,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 
-// Where the browser may write (downloads, traces) and read (uploads) on this machine: three owner-only
-// roots, and two checks that keep every name an agent gives inside its root. A refused name is refused
+// Where the browser may write (downloads, traces) and read (uploads) on this machine, and where storage
+// states are saved and read back: owner-only roots, and two checks that keep every name an agent gives inside its root. A refused name is refused
 // before anything is written or read; only metadata (lstat, realpath) is looked at.
 
 export const PREFERRED_BASE = "/tmp/svc"
@@ -18,6 +18,8 @@ export interface FileRoots {
   readonly traces: string
   readonly downloads: string
   readonly uploads: string
+  /** Saved storage states (cookies and local storage), written and read back here. */
+  readonly states: string
 }
 
 export interface SafePathsOptions {
@@ -111,13 +113,15 @@ export const ensureRoots = (base: string): Either.Either<FileRoots, InternalErro
     base,
     traces: base,
     downloads: path.join(base, "downloads"),
-    uploads: path.join(base, "uploads")
+    uploads: path.join(base, "uploads"),
+    states: path.join(base, "states")
   }
   try {
     fs.mkdirSync(path.dirname(base), { recursive: true, mode: 0o700 })
     ensureDir(base)
     ensureDir(roots.downloads)
     ensureDir(roots.uploads)
+    ensureDir(roots.states)
     return Either.right(roots)
   } catch (e) {
     return Either.left(
@@ -226,7 +230,7 @@ export const confineExistingSync = (root: string, p: string): Either.Either<stri
       throw e
     }
     if (!within(realRoot, real) || real === realRoot) {
-      return refuse(`${shown(p)} resolves to a path outside ${root}; uploads are read only from there: ${placeFirst}`)
+      return refuse(`${shown(p)} resolves to a path outside ${root}; files are read only from there: ${placeFirst}`)
     }
     if (!fs.statSync(real).isFile()) return refuse(`${shown(p)} is not a regular file; ${placeFirst}`)
     return Either.right(real)
@@ -252,9 +256,12 @@ export const makeSafePaths = (options: SafePathsOptions = {}) =>
     const download = (name: string) => Effect.flatMap(roots, (r) => confineNew(r.downloads, name))
     const trace = (name: string) => Effect.flatMap(roots, (r) => confineNew(r.traces, name))
     const upload = (p: string) => Effect.flatMap(roots, (r) => confineExisting(r.uploads, p))
+    /** A storage state to write (new), or one to read back (existing), in the states root. */
+    const newState = (name: string) => Effect.flatMap(roots, (r) => confineNew(r.states, name))
+    const savedState = (p: string) => Effect.flatMap(roots, (r) => confineExisting(r.states, p))
     /** Synchronous re-check of an upload path, for callbacks (a file chooser opening later). */
     const uploadSync = (p: string) => confineExistingSync(path.join(base, "uploads"), p)
-    return { base, roots, download, trace, upload, uploadSync } as const
+    return { base, roots, download, trace, upload, uploadSync, newState, savedState } as const
   })
 
 export class SafePaths extends Effect.Service<SafePaths>()("svc/SafePaths", {

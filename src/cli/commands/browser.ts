@@ -5,6 +5,7 @@ import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs }
 import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
 import { mouseCommand } from "./mouse.js"
+import { stateCommand } from "./storageState.js"
 import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
@@ -321,6 +322,7 @@ export const browserCommand = Command.make("browser").pipe(
     ...actCommands,
     mouseCommand,
     ...inspectCommands,
+    stateCommand,
     profiles,
     createProfile,
     deleteProfile,

@@ -11,7 +11,7 @@ const targetIdOption = Options.text("target-id").pipe(
   Options.withDescription("the tab (default: the tab this profile last opened or focused)"),
   Options.optional
 )
-const tabOptions = { ...commonOptions, targetId: targetIdOption }
+export const tabOptions = { ...commonOptions, targetId: targetIdOption }
 const withTarget = (t: Option.Option<string>) => given("targetId", t)
 const lines = (xs: ReadonlyArray<string>, empty: string) => (xs.length === 0 ? empty : xs.join("\n"))
 
