@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { Cause, Effect, Option, type ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
-import { redactSecrets } from "../platform/redact.js"
+import { redactSecrets } from "../domain/redact.js"
 
 // A request the control API's schema refuses is answered 400 `HttpApiDecodeError`, as @effect/platform
 // does, but with a message an agent can act on in one line: the field and what it takes
@@ -15,7 +15,7 @@ export type DecodeIssue = ParseResult.ArrayFormatterIssue
 const MAX_FIELDS = 2
 /** Keeps the whole body a few lines long, whatever the schema. */
 const MAX_MESSAGE_CHARS = 300
-const MAX_PART_CHARS = 220
+const MAX_PART_CHARS = 260
 
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s)
 
@@ -79,8 +79,9 @@ const describeField = (messages: ReadonlyArray<string>): string => {
     : expected.length === 1
     ? `expected ${expected[0]}`
     : "expected nothing here"
-  const withGot = got !== undefined && !/\bactual\b|\bgot\b/.test(what) && what !== "is missing" ? `${what}, got ${got}` : what
-  return clip(withGot, MAX_PART_CHARS)
+  // What was given is always said: a long list of what is taken is cut instead.
+  const gotPart = got !== undefined && !/\bactual\b|\bgot\b/.test(what) && what !== "is missing" ? `, got ${got}` : ""
+  return `${clip(what, MAX_PART_CHARS - gotPart.length)}${gotPart}`
 }
 
 /**

@@ -277,7 +277,7 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_evaluate", { function: "() => document.getElementById('level').value" }))).toBe('"50"')
     const outside = await session.call("browser_mouse_move_xy", { x: 100_000, y: 10 })
     expect(outside.isError).toBe(true)
-    expect(textOf(outside)).toMatch(/the point 100000,10 is outside the viewport, which is \d+x\d+ CSS pixels/)
+    expect(textOf(outside)).toMatch(/mouse move 100000,10: the point is outside the viewport, which is \d+x\d+ CSS pixels/)
 
     await session.call("browser_navigate", { url: pages.url("/tall") })
     await session.call("browser_navigate", { url: pages.url("/other") })

@@ -70,12 +70,12 @@ describe("svc browser mouse", () => {
     const outside = await gw.svc("browser", "mouse", "move", `${size[0]},10`)
     expect(outside.code).toBe(1)
     expect(outside.stderr.trim()).toBe(
-      `svc: mouse move: the point ${size[0]},10 is outside the viewport, which is ${size[0]}x${size[1]} CSS pixels ` +
+      `svc: mouse move ${size[0]},10: the point is outside the viewport, which is ${size[0]}x${size[1]} CSS pixels ` +
         `(x from 0 to ${size[0] - 1}, y from 0 to ${size[1] - 1}); scroll the element into view first, or act on it by its ref`
     )
     const drag = await gw.svc("browser", "mouse", "drag", "10,10", `10,${size[1] + 5}`)
     expect(drag.code).toBe(1)
-    expect(drag.stderr).toContain(`mouse drag: the point 10,${size[1] + 5} is outside the viewport`)
+    expect(drag.stderr).toContain(`mouse drag 10,${size[1] + 5}: the point is outside the viewport`)
     const notPoint = await gw.svc("browser", "mouse", "move", "12")
     expect(notPoint.code).toBe(1)
     expect(notPoint.stderr.trim()).toBe(`svc: mouse move: expected x,y in CSS pixels, e.g. 120,48 (got "12")`)

@@ -33,7 +33,7 @@ const insideViewport = (steps: Steps, page: Page, what: string, points: Readonly
     const outside = points.find((p) => p.x < 0 || p.y < 0 || p.x >= size.width || p.y >= size.height)
     if (outside !== undefined) {
       return yield* new InvalidRequest({
-        message: `${what}: the point ${outside.x},${outside.y} is outside the viewport, which is ${size.width}x${size.height} ` +
+        message: `${what} ${outside.x},${outside.y}: the point is outside the viewport, which is ${size.width}x${size.height} ` +
           `CSS pixels (x from 0 to ${size.width - 1}, y from 0 to ${size.height - 1}); scroll the element into ` +
           "view first, or act on it by its ref"
       })
