@@ -33,6 +33,8 @@ export const BrowserToolAction = Schema.Literal(
   "waitfordownload",
   "cookies",
   "storage",
+  "savestate",
+  "loadstate",
   "emulate"
 )
 export type BrowserToolAction = typeof BrowserToolAction.Type
@@ -136,7 +138,8 @@ export const BrowserToolParams = Schema.Struct({
   promptText: opt(Schema.String, "dialog: the text for a prompt"),
   filename: opt(
     Schema.String,
-    "download, waitfordownload: the file name to save as; screenshot, pdf: save as this file in the downloads root"
+    "download, waitfordownload: the file name to save as; screenshot, pdf: save as this file in the downloads root; " +
+      "savestate, loadstate: the storage state's file in the states root"
   ),
   timeoutMs: opt(Schema.Int, "waitfordownload: how long to wait, in milliseconds"),
   name: opt(Schema.String, "cookies: the cookie to set; emulate: a device name (none: stop emulating one)"),

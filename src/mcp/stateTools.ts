@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { loadedStateLine, savedStateLine } from "../client/storageState.js"
 import { defineTool, field, optionalField } from "./tool.js"
 
 // svc's own tools beyond Playwright MCP's set: the browser and its profiles, the viewport, cookies, web
@@ -82,8 +83,7 @@ export const cookies = defineTool({
   }
 })
 
-const stateCounts = (r: { readonly cookies: number; readonly origins: number; readonly path: string }) =>
-  `${r.cookies} cookie(s) and the local storage of ${r.origins} origin(s)`
+const sentence = (line: string) => `${line.charAt(0).toUpperCase()}${line.slice(1)}`
 
 export const storageState = defineTool({
   name: "browser_storage_state",
@@ -100,7 +100,7 @@ export const storageState = defineTool({
   readOnly: true,
   run: (input, env) =>
     env.client.state.saveStorageState({ urlParams: env.query, payload: input.filename !== undefined ? { filename: input.filename } : {} })
-      .pipe(Effect.map((r) => `Saved ${stateCounts(r)} to ${r.path}`))
+      .pipe(Effect.map((r) => sentence(savedStateLine(r))))
 })
 
 export const setStorageState = defineTool({
@@ -115,7 +115,7 @@ export const setStorageState = defineTool({
   destructive: true,
   run: (input, env) =>
     env.client.state.loadStorageState({ urlParams: env.query, payload: { filename: input.filename } })
-      .pipe(Effect.map((r) => `Cleared the profile's cookies and local storage, then loaded ${stateCounts(r)} from ${r.path}`))
+      .pipe(Effect.map((r) => sentence(loadedStateLine(r))))
 })
 
 export const storage = defineTool({

@@ -1,6 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type BrowserToolSession, makeBrowserTool } from "../../src/agent/tool/BrowserTool.js"
 import { makeControlClientAt } from "../../src/client/ControlClient.js"
@@ -123,6 +124,25 @@ describe("the browser tool", () => {
     const value = await call({ action: "act", request: { kind: "evaluate", fn: "() => [document.getElementById('name').value, document.getElementById('count').textContent]" } })
     // The click after the failing one was not done.
     expect(text(value)).toContain(`result: ["Ada","0"]`)
+  }, 60_000)
+
+  it("saves the profile's cookies and local storage to a file and loads them back", async () => {
+    await call({ action: "navigate", url: pages.url("/tool") })
+    await call({ action: "act", request: { kind: "evaluate", fn: "() => localStorage.setItem('who', 'ada')" } })
+    const filename = `tool-state-${process.pid}-${Date.now()}.json`
+    const saved = await call({ action: "savestate", filename })
+    expect(saved.isError, text(saved)).toBe(false)
+    const file = /^saved \d+ cookie\(s\) and the local storage of 1 origin\(s\) to (\/\S+)$/.exec(text(saved))?.[1]
+    expect(file, text(saved)).toMatch(new RegExp(`/states/${filename}$`))
+    try {
+      await call({ action: "act", request: { kind: "evaluate", fn: "() => localStorage.setItem('who', 'eve')" } })
+      const loaded = await call({ action: "loadstate", filename })
+      expect(text(loaded)).toMatch(/^cleared the profile's cookies and local storage, then loaded \d+ cookie\(s\) and the local storage of 1 origin\(s\) from /)
+      expect(text(await call({ action: "act", request: { kind: "evaluate", fn: "() => localStorage.getItem('who')" } }))).toContain(`result: "ada"`)
+      expect(text(await call({ action: "loadstate" }))).toBe("action loadstate needs filename")
+    } finally {
+      fs.rmSync(file!, { force: true })
+    }
   }, 60_000)
 
   it("bad arguments are errors naming the argument", async () => {

@@ -5,6 +5,7 @@ import { describeIssues } from "../../client/issues.js"
 import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
+import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
 import { actText, errorResult, fileUrlLines, foundText, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
@@ -284,6 +285,16 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
             )
             : Effect.map(client.state.storage({ urlParams: { ...q, ...tab }, path: { kind } }), (r) => textResult(jsonText(r)))
         }
+        case "savestate":
+          return Effect.map(
+            client.state.saveStorageState({ urlParams: q, payload: { ...tab, ...(p.filename !== undefined ? { filename: p.filename } : {}) } }),
+            (r) => textResult(savedStateLine(r))
+          )
+        case "loadstate":
+          return Effect.map(
+            client.state.loadStorageState({ urlParams: q, payload: { ...tab, filename: need(p.filename, "filename", a) } }),
+            (r) => textResult(loadedStateLine(r))
+          )
         case "emulate":
           return emulate(p, q)
       }

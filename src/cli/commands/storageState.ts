@@ -1,12 +1,10 @@
 import { Args, Command } from "@effect/cli"
+import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
 import { tabOptions } from "./inspect.js"
 import { callControl, given } from "./shared.js"
 
 // `svc browser state save|load`: the profile's cookies and local storage kept in a file of the states root,
 // and put back later (a signed-in session reused without signing in again).
-
-const counts = (r: { readonly cookies: number; readonly origins: number }) =>
-  `${r.cookies} cookie(s) and the local storage of ${r.origins} origin(s)`
 
 const save = Command.make(
   "save",
@@ -21,7 +19,7 @@ const save = Command.make(
     callControl(
       args,
       (c, q) => c.state.saveStorageState({ urlParams: q, payload: { ...given("filename", args.filename), ...given("targetId", args.targetId) } }),
-      (r) => `saved ${counts(r)} to ${r.path}`
+      savedStateLine
     )
 ).pipe(Command.withDescription("save the profile's cookies and local storage to a file (it holds sign-ins: keep it private)"))
 
@@ -32,7 +30,7 @@ const load = Command.make(
     callControl(
       args,
       (c, q) => c.state.loadStorageState({ urlParams: q, payload: { filename: args.filename, ...given("targetId", args.targetId) } }),
-      (r) => `cleared the profile's cookies and local storage, then loaded ${counts(r)} from ${r.path}`
+      loadedStateLine
     )
 ).pipe(Command.withDescription("replace the profile's cookies and local storage with a saved state"))
 
