@@ -1,6 +1,6 @@
 import { ParseResult } from "effect"
 import type { ConfigEditError } from "../config/edit.js"
-import { redactSecrets } from "../platform/redact.js"
+import { redactSecrets } from "../domain/redact.js"
 import type { Connection } from "../client/Connection.js"
 import { type DecodeIssue, describeIssues } from "../client/issues.js"
 

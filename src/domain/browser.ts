@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ShownText } from "./shown.js"
 
 // Transport-neutral shapes of the browser control API, shared by the server, the typed client and the CLI.
 
@@ -87,7 +88,7 @@ export const Tab = Schema.Struct({
   index: Schema.Int,
   targetId: Schema.String,
   title: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   type: Schema.String,
   /** Whether this is the profile's current tab: the one it last opened or focused. */
   current: Schema.Boolean
@@ -174,7 +175,7 @@ export const SnapshotStats = Schema.Struct({
 export const SnapshotResult = Schema.Struct({
   format: SnapshotFormat,
   targetId: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   title: Schema.String,
   snapshot: Schema.String,
   truncated: Schema.Boolean,
@@ -293,7 +294,7 @@ export const ActionDownload = Schema.Struct({
   /** Where it is (or, while still arriving, will be). */
   path: Schema.optional(Schema.String),
   suggestedFilename: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   bytes: Schema.optional(Schema.Number),
   /** Still arriving when the action answered; it appears at `path` whole once done. */
   inProgress: Schema.optional(Schema.Boolean),
@@ -305,7 +306,7 @@ export type ActionDownload = typeof ActionDownload.Type
 export const NavigateResult = Schema.Struct({
   targetId: Schema.String,
   /** Where the tab is: after a download, the page it was on. */
-  url: Schema.String,
+  url: ShownText,
   title: Schema.String,
   status: Schema.NullOr(Schema.Number),
   /** Dialogs the page opened while it loaded, and how they were answered ("open": held, see the request). */
@@ -458,7 +459,7 @@ export const ActionNewTab = Schema.Struct({
   targetId: Schema.String,
   /** Its index in `svc browser tabs` (stable: `tab select <index>`). */
   index: Schema.Number,
-  url: Schema.String
+  url: ShownText
 })
 export type ActionNewTab = typeof ActionNewTab.Type
 
@@ -471,7 +472,7 @@ export type ActionFileChooser = typeof ActionFileChooser.Type
 
 /** Where the tab went because of the action. */
 export const ActionNavigation = Schema.Struct({
-  url: Schema.String,
+  url: ShownText,
   title: Schema.String,
   /** A move within the document (history.pushState, #anchor): no new document, refs still hold. */
   sameDocument: Schema.optional(Schema.Boolean)
@@ -481,7 +482,7 @@ export type ActionNavigation = typeof ActionNavigation.Type
 export const ActResult = Schema.Struct({
   kind: Schema.String,
   targetId: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   /** back, forward, reload: the page's title now, and the HTTP status of its load (absent for a same-page move). */
   title: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ShownText } from "./shown.js"
 import { Dimension, ProfileName, QueryFlag, Ref, tab, TargetId } from "./browser.js"
 
 // Transport-neutral shapes of the browser control API's inspection, files and browser state (console,
@@ -28,7 +29,7 @@ export const ConsoleEntry = Schema.Struct({
   type: Schema.String,
   level: Schema.Literal("debug", "info", "warning", "error"),
   text: Schema.String,
-  location: Schema.NullOr(Schema.Struct({ url: Schema.String, line: Schema.Number, column: Schema.Number })),
+  location: Schema.NullOr(Schema.Struct({ url: ShownText, line: Schema.Number, column: Schema.Number })),
   timestamp: Schema.String
 })
 export const PageErrorEntry = Schema.Struct({
@@ -42,7 +43,7 @@ export const PageErrorEntry = Schema.Struct({
 export const RequestEntry = Schema.Struct({
   seq: Schema.Number,
   method: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   resourceType: Schema.String,
   state: Schema.Literal("pending", "finished", "failed"),
   status: Schema.NullOr(Schema.Number),
@@ -75,7 +76,7 @@ export const DialogEntry = Schema.Struct({
   answer: Schema.Literal("accepted", "dismissed", "open"),
   promptText: Schema.NullOr(Schema.String),
   armed: Schema.Boolean,
-  url: Schema.String,
+  url: ShownText,
   error: Schema.NullOr(Schema.String),
   timestamp: Schema.String
 })
@@ -97,7 +98,7 @@ export const ResponseBodyRequest = Schema.Struct({
 })
 export const ResponseBodyResult = Schema.Struct({
   targetId: Schema.String,
-  url: Schema.String,
+  url: ShownText,
   status: Schema.Number,
   contentType: Schema.NullOr(Schema.String),
   encoding: Schema.Literal("utf8", "base64"),
@@ -133,7 +134,7 @@ export const DownloadResult = Schema.Struct({
   path: Schema.String,
   suggestedFilename: Schema.String,
   bytes: Schema.Number,
-  url: Schema.String
+  url: ShownText
 })
 
 export const FileChooserRequest = Schema.Struct({

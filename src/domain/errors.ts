@@ -1,24 +1,25 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { ShownText } from "./shown.js"
 
 // Errors that cross HTTP. Each carries its status and a message a person (or a model) can act on:
 // what was wrong, and what to do about it.
 
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(
   "InvalidRequest",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 400 })
 ) {}
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
 export class Forbidden extends Schema.TaggedError<Forbidden>()(
   "Forbidden",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 403 })
 ) {}
 
@@ -29,7 +30,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()(
 export class NavigationBlocked extends Schema.TaggedError<NavigationBlocked>()(
   "NavigationBlocked",
   {
-    message: Schema.String,
+    message: ShownText,
     rule: Schema.Literal("scheme", "ownPort", "cloudMetadata", "blockedDomains", "allowedDomains")
   },
   HttpApiSchema.annotations({ status: 403 })
@@ -37,48 +38,48 @@ export class NavigationBlocked extends Schema.TaggedError<NavigationBlocked>()(
 
 export class NotFound extends Schema.TaggedError<NotFound>()(
   "NotFound",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
 /** The request is fine but the browser is not in a state to serve it (not running, no current tab). */
 export class Conflict extends Schema.TaggedError<Conflict>()(
   "Conflict",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 409 })
 ) {}
 
 /** The browser could not be found, launched or reached. */
 export class BrowserUnavailable extends Schema.TaggedError<BrowserUnavailable>()(
   "BrowserUnavailable",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
 /** A capability this gateway build does not have (the automation library is absent). */
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   "NotImplemented",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 501 })
 ) {}
 
 /** An upload or attachment over its size limit. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 413 })
 ) {}
 
 /** An upstream server (the bridge server) failed or could not be reached. */
 export class BadGateway extends Schema.TaggedError<BadGateway>()(
   "BadGateway",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 502 })
 ) {}
 
 export class InternalError extends Schema.TaggedError<InternalError>()(
   "InternalError",
-  { message: Schema.String },
+  { message: ShownText },
   HttpApiSchema.annotations({ status: 500 })
 ) {}
 

@@ -1,6 +1,6 @@
 import { ConfigProvider, Console, Context, Deferred, Effect, Either, Fiber, Layer, Logger, Option } from "effect"
 import { ConfigStore } from "../config/ConfigStore.js"
-import { redactSecrets } from "../platform/redact.js"
+import { redactSecrets } from "../domain/redact.js"
 import { defaultProfileName } from "../config/SvcConfig.js"
 import { GatewayRunError, type GatewayRunOptions } from "./GatewayRunner.js"
 import { BridgeHttpClientLive } from "../msgbridge/bridge/transport.js"

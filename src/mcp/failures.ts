@@ -1,7 +1,7 @@
 import { Cause, Option, ParseResult } from "effect"
 import { hintsFor } from "../client/hints.js"
 import { type DecodeIssue, describeIssues } from "../client/issues.js"
-import { redactSecrets } from "../platform/redact.js"
+import { redactSecrets } from "../domain/redact.js"
 
 // A failed tool call as the one message the agent reads. The gateway's own errors already say what to do
 // next (a stale ref: take a fresh snapshot); they are passed on as they are.

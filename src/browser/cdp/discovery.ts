@@ -2,7 +2,7 @@ import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { type Cause, Data, Duration, Effect, Layer, type ParseResult, Schema } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../platform/redact.js"
+import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../domain/redact.js"
 import { type CdpEndpoint, isWebSocketUrl, jsonUrl, parseEndpoint, rewriteWebSocketUrl } from "./endpoints.js"
 import { authenticationFailed, describeError, hasUserinfo, unreachable } from "./messages.js"
 

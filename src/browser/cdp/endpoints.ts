@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { isLocalHostname } from "../../platform/loopback.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 
 // Where a browser's DevTools are reached: the endpoint as configured, the /json URLs under it, the websocket
 // it advertises, and the endpoint as it may be shown to a person (secrets hidden).

@@ -1,6 +1,6 @@
 import { BrowserUnavailable, NotFound } from "../../domain/errors.js"
 import type { CdpEndpoint } from "./endpoints.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import type { CdpProtocolError, SendError } from "./socket/connection.js"
 
 // What the CDP layer tells a person (or a model) when a browser or a tab cannot be reached, with the next

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { timed } from "../../platform/serverTiming.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { targetError } from "./messages.js"
 import { imageSize, type ImageType } from "./png.js"
 import type { Connection, Params } from "./socket/connection.js"

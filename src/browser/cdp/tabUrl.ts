@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { parseUserUrl, type UrlProblem } from "../../platform/url.js"
 
 // The URL a new tab opens, read with the shared reading of typed URLs, refused in a tab's own words. Whether

@@ -7,7 +7,7 @@ import { type AutomationAvailability, probeAutomation } from "../pages/Automatio
 import { Cdp } from "../cdp/Cdp.js"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { isAuthenticationFailure } from "../cdp/messages.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { CHOSEN_BY_BROWSER } from "./activePort.js"
 import { defaultHeadless, defaultNoSandbox } from "./chromeFlags.js"
 import { ChromeLauncher, type LaunchedBrowser } from "./ChromeLauncher.js"

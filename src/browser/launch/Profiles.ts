@@ -13,7 +13,7 @@ import {
 } from "../../config/SvcConfig.js"
 import type { ProfileDriver, ProfileInfo } from "../../domain/browser.js"
 import { InternalError, InvalidRequest, NotFound } from "../../domain/errors.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 
 /** A profile as configured: how to reach its browser, and how it looks. */
 export interface ResolvedProfile {

@@ -1,4 +1,4 @@
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { canonicalHost, isCloudMetadata, isThisMachine } from "./addresses.js"
 import { type HostPattern, matchesHost } from "./hostPattern.js"
 

@@ -3,7 +3,7 @@ import { Console, Effect, Option } from "effect"
 import { getPath, parseRaw, readConfigText, setPath } from "../../config/file.js"
 import { locateConfigFile, locateStatePaths } from "../../config/locate.js"
 import { runningGatewayPid } from "../../gateway/stateLock.js"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { CliFailure, editConfigFile } from "./shared.js"
 
 // `svc config get|set|unset`: edit svc.json directly (no gateway needed), validated with the same schema

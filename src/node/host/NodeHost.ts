@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import WebSocket from "ws"
-import { redactSecrets } from "../../platform/redact.js"
+import { redactSecrets } from "../../domain/redact.js"
 import { VERSION } from "../../version.js"
 import {
   encodeResponse,

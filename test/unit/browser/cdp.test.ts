@@ -12,7 +12,7 @@ import {
 import { Cdp, makeCdp } from "../../../src/browser/cdp/Cdp.js"
 import { CdpDiscovery, DiscoveryHttpClient } from "../../../src/browser/cdp/discovery.js"
 import { type CdpEndpoint, rewriteWebSocketUrl } from "../../../src/browser/cdp/endpoints.js"
-import { redactSecrets } from "../../../src/platform/redact.js"
+import { redactSecrets } from "../../../src/domain/redact.js"
 import { dialTarget } from "../../../src/browser/cdp/socket/connection.js"
 import { jpegSize, pngSize } from "../../../src/browser/cdp/png.js"
 import { normaliseTabUrl } from "../../../src/browser/cdp/tabUrl.js"

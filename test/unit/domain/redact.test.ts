@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../../src/platform/redact.js"
+import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../../src/domain/redact.js"
 
 describe("redactSecrets", () => {
   it("hides the password of the userinfo and keeps the user, the host and the rest as written", () => {

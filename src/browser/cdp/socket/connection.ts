@@ -3,7 +3,7 @@ import { Data, Effect, type Scope } from "effect"
 import { type RawData, WebSocket } from "ws"
 import { BrowserUnavailable } from "../../../domain/errors.js"
 import { type CdpEndpoint, DEFAULT_COMMAND_TIMEOUT_MS } from "../endpoints.js"
-import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../../platform/redact.js"
+import { basicAuthOf, redactSecrets, withoutUserinfo } from "../../../domain/redact.js"
 import { authenticationFailed, describeError, dropped, unreachable } from "../messages.js"
 
 // One browser-level websocket: the handshake, typed commands with a time bound each, and the close. Flat
