@@ -81,6 +81,12 @@ describe("svc browser state", () => {
     expect(etc.code).toBe(1)
     expect(etc.stderr).toMatch(/"\/etc\/passwd" resolves to a path outside \/\S+\/states; files are read only from there/)
 
+    // The relay drives the user's own browser: a load, which clears its cookies first, is refused there.
+    const relay = await gw.svc("browser", "state", "load", name, "--browser-profile", "relay", "--json")
+    expect(relay.code).toBe(1)
+    expect(JSON.parse(relay.stdout).error).toMatchObject({ _tag: "Forbidden", status: 403 })
+    expect(JSON.parse(relay.stdout).error.message).toContain(`profile "relay" drives your own browser through the extension relay`)
+
     const states = path.dirname(saved ?? path.join("/tmp/svc/states", "x"))
     const bad = path.join(states, `bad-${process.pid}.json`)
     fs.writeFileSync(bad, JSON.stringify({ cookies: [{ name: 1 }], origins: [] }), { mode: 0o600 })

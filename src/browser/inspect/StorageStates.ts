@@ -1,6 +1,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as fs from "node:fs/promises"
-import { InvalidRequest } from "../../domain/errors.js"
+import { Forbidden, InvalidRequest } from "../../domain/errors.js"
+import { Profiles } from "../launch/Profiles.js"
 import { StorageStateFile } from "../../domain/browserState.js"
 import { TabPages } from "../pages/TabPages.js"
 import { Files } from "./Files.js"
@@ -9,7 +10,8 @@ import { SafePaths } from "./SafePaths.js"
 
 // A profile's signed-in state kept in a file and put back later: its cookies and each origin's local
 // storage, in the states root (owner-only, as the files are). Saving never replaces a file; loading clears
-// what the profile had first (cookies, local storage), then sets the file's. The format is Playwright's, so
+// what the profile had first (cookies, local storage), then sets the file's, and is refused on the relay
+// profile (the user's own browser). The format is Playwright's, so
 // a state saved by its tools loads here and the other way round.
 
 /** Larger than any real state; a file past it is not read. */
@@ -50,6 +52,7 @@ export class StorageStates extends Effect.Service<StorageStates>()("svc/StorageS
     const { pageOf } = yield* TabPages
     const safe = yield* SafePaths
     const files = yield* Files
+    const profiles = yield* Profiles
 
     const save = (q: Tab & { readonly filename?: string | undefined }) =>
       Effect.gen(function*() {
@@ -64,6 +67,15 @@ export class StorageStates extends Effect.Service<StorageStates>()("svc/StorageS
 
     const load = (q: Tab & { readonly filename: string }) =>
       Effect.gen(function*() {
+        // Loading clears every cookie first: over the relay, those of the user's own browser and its sign-ins.
+        const profile = yield* profiles.resolve(q.profile)
+        if (profile.driver === "relay") {
+          return yield* new Forbidden({
+            message: `state load clears every cookie and the local storage of the browser before loading; profile ` +
+              `"${profile.name}" drives your own browser through the extension relay, whose sign-ins it would wipe, so ` +
+              "it is refused there; load the state into the managed browser (`--browser-profile svc`)"
+          })
+        }
         const file = yield* safe.savedState(q.filename)
         const text = yield* Effect.tryPromise({
           try: async () => {
