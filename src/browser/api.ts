@@ -31,6 +31,7 @@ import {
   TargetId
 } from "../domain/browser.js"
 import * as S from "../domain/browserState.js"
+import * as R from "../domain/routes.js"
 import { ControlApiBase } from "../domain/controlApi.js"
 
 // The browser's routes of the control API. One definition serves the server (browser/http.ts), the typed
@@ -204,6 +205,12 @@ export class StateGroup extends HttpApiGroup.make("state")
   .add(
     HttpApiEndpoint.post("loadStorageState", "/storage-state/load").setUrlParams(ProfileQuery).setPayload(S.LoadStorageStateRequest)
       .addSuccess(S.StorageStateResult)
+  )
+  .add(HttpApiEndpoint.get("routes", "/routes").setUrlParams(S.TabQueryParams).addSuccess(R.RoutesResult))
+  .add(HttpApiEndpoint.post("addRoute", "/routes/add").setUrlParams(ProfileQuery).setPayload(R.AddRouteRequest).addSuccess(R.AddRouteResult))
+  .add(
+    HttpApiEndpoint.post("removeRoute", "/routes/remove").setUrlParams(ProfileQuery).setPayload(R.RemoveRouteRequest)
+      .addSuccess(R.RemoveRouteResult)
   )
   .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(S.MediaRequest).addSuccess(S.DoneResult))
   .add(

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { Automate } from "./act/Automate.js"
 import { BrowserApi } from "./api.js"
 import { StorageStates } from "./inspect/StorageStates.js"
+import { Routes } from "./routes/Routes.js"
 import { Inspector } from "./inspect/Inspector.js"
 import { BrowserManager } from "./launch/BrowserManager.js"
 import { profileInfo, Profiles } from "./launch/Profiles.js"
@@ -84,6 +85,7 @@ const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
   Effect.gen(function*() {
     const inspector = yield* Inspector
     const states = yield* StorageStates
+    const routes = yield* Routes
     return handlers
       .handle("cookies", ({ urlParams }) => inspector.cookies(urlParams))
       .handle("setCookie", ({ payload, urlParams }) => inspector.setCookie(urlParams.profile, payload))
@@ -91,6 +93,9 @@ const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
       .handle("storage", ({ path, urlParams }) => inspector.storage(path.kind, urlParams))
       .handle("setStorage", ({ path, payload, urlParams }) => inspector.setStorage(path.kind, urlParams.profile, payload))
       .handle("clearStorage", ({ path, payload, urlParams }) => inspector.clearStorage(path.kind, urlParams.profile, payload))
+      .handle("routes", ({ urlParams }) => routes.list(urlParams))
+      .handle("addRoute", ({ payload, urlParams }) => routes.add({ ...payload, profile: urlParams.profile }))
+      .handle("removeRoute", ({ payload, urlParams }) => routes.remove({ ...payload, profile: urlParams.profile }))
       .handle("saveStorageState", ({ payload, urlParams }) => states.save({ ...payload, profile: urlParams.profile }))
       .handle("loadStorageState", ({ payload, urlParams }) => states.load({ ...payload, profile: urlParams.profile }))
       .handle("offline", ({ payload, urlParams }) => inspector.offline(urlParams.profile, payload))

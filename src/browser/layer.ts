@@ -14,6 +14,7 @@ import { Files } from "./inspect/Files.js"
 import { HeldChoosers } from "./inspect/HeldChoosers.js"
 import { Inspector } from "./inspect/Inspector.js"
 import { StorageStates } from "./inspect/StorageStates.js"
+import { Routes } from "./routes/Routes.js"
 import { Observe } from "./inspect/Observe.js"
 import { PlaywrightSessions } from "./pages/Playwright.js"
 import { NavigationPolicy } from "./policy/NavigationPolicy.js"
@@ -66,7 +67,7 @@ const LibraryReadyWithBrowser = Layer.scopedDiscard(
 
 /** The browser services over the given leaves (tests swap in fakes), on top of a ConfigStore. */
 export const browserServices = <E, R>(leaves: Layer.Layer<ChromeLocator | ChromeLauncher | Cdp | Trash, E, R>) =>
-  Layer.mergeAll(Automate.Default, Inspector.Default, StorageStates.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
+  Layer.mergeAll(Automate.Default, Inspector.Default, StorageStates.Default, Routes.Default, BrowserMediaPruning, SnapshotWarmUp).pipe(
     Layer.provideMerge(SideEffects.Default),
     Layer.provideMerge(Layer.merge(HeldChoosers.Default, Capture.Default)),
     Layer.provideMerge(

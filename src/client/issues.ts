@@ -26,6 +26,12 @@ export const describeIssues = (issues: ReadonlyArray<DecodeIssue>): string => {
     if (!list.includes(issue.message)) list.push(issue.message)
     byPath.set(key, list)
   }
+  // An optional field whose value fails deeper (`headers[0]: …`) also fails its union's `undefined` at the
+  // field itself, which says nothing: that one is left out when the deeper one is there.
+  for (const [key, messages] of [...byPath]) {
+    const deeper = [...byPath.keys()].some((k) => k !== key && (key === "" || k.startsWith(`${key}[`) || k.startsWith(`${key}.`)))
+    if (deeper && messages.every((m) => expectedActual.exec(m)?.[1] === "undefined")) byPath.delete(key)
+  }
   const parts: Array<string> = []
   for (const [key, messages] of byPath) {
     let got: string | undefined

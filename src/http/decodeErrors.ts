@@ -99,6 +99,12 @@ export const shortenDecodeIssues = (issues: ReadonlyArray<DecodeIssue>): {
     if (entry === undefined) byPath.set(key, { path: issue.path, tag: issue._tag, messages: [issue.message] })
     else entry.messages.push(issue.message)
   }
+  // An optional field whose value fails deeper (`headers[0]: …`) also fails its union's `undefined` at the
+  // field itself, which says nothing: that one is left out when the deeper one is there.
+  for (const [key, e] of [...byPath]) {
+    const deeper = [...byPath.keys()].some((k) => k !== key && (key === "" || k.startsWith(`${key}[`) || k.startsWith(`${key}.`)))
+    if (deeper && describeField(e.messages).startsWith("expected nothing here")) byPath.delete(key)
+  }
   const fields = [...byPath].slice(0, MAX_FIELDS)
   const shown = fields.map(([key, e]) => ({ key, path: e.path, tag: e.tag, text: describeField(e.messages) }) as const)
   const more = byPath.size - shown.length

@@ -2,6 +2,7 @@ import { browserTool } from "./browserTool.js"
 import * as B from "./browserTools.js"
 import * as I from "./inspectTools.js"
 import * as P from "./pointerTools.js"
+import * as R from "./routeTools.js"
 import * as S from "./stateTools.js"
 import { tabs } from "./tabTools.js"
 import type { McpTool } from "./tool.js"
@@ -36,6 +37,9 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   I.networkRequests,
   I.networkRequest,
   I.responseBody,
+  R.route,
+  R.routeList,
+  R.unroute,
   B.pdfSave,
   B.close,
   S.resize,

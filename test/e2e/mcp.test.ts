@@ -157,6 +157,9 @@ describe("svc mcp with no gateway running", () => {
         "browser_network_requests",
         "browser_network_request",
         "browser_response_body",
+        "browser_route",
+        "browser_route_list",
+        "browser_unroute",
         "browser_pdf_save",
         "browser_close",
         "browser_cookies",
@@ -525,6 +528,26 @@ describe("svc mcp with no gateway running", () => {
     expect(detail.split("\n")[0]).toMatch(/^#\d+ GET .*\/api\/items\?page=2 => 200 \(fetch, \d+ ms\)$/)
     expect(detail).toMatch(/^response headers:\n(?:.*\n)*  content-type: application\/json$/m)
     expect(textOf(await session.call("browser_network_requests", { filter: "ITEMS?page" }))).toContain("/api/items?page=2")
+  })
+
+  it("mocks and refuses requests with routes, as Playwright MCP's browser_route does", async () => {
+    expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    const read = async (path: string) => textOf(await session.call("browser_evaluate", {
+      function: `() => fetch(${JSON.stringify(path)}).then((r) => r.text(), (e) => "failed")`
+    }))
+    const added = await session.call("browser_route", { pattern: "**/api/items", body: "[1,2]", contentType: "application/json" })
+    expect(textOf(added)).toBe("Route added for **/api/items: answered 200, application/json, 5 byte(s) (0 request(s) so far)")
+    expect(await read("/api/items")).toBe('"[1,2]"')
+    await session.call("browser_route", { pattern: "**/blocked", abort: true })
+    expect(await read("/blocked")).toBe('"failed"')
+    expect(textOf(await session.call("browser_route_list", {}))).toBe(
+      "**/api/items: answered 200, application/json, 5 byte(s) (1 request(s) so far)\n**/blocked: refused (1 request(s) so far)"
+    )
+    expect(textOf(await session.call("browser_unroute", {}))).toBe("Removed 2 route(s)")
+    expect(await read("/api/items")).toContain("items")
+    const nothing = await session.call("browser_route", { pattern: "**/x" })
+    expect(nothing.isError).toBe(true)
+    expect(textOf(nothing)).toContain("say what the route does")
   })
 
   it("reads cookies and local storage without being told to get", async () => {

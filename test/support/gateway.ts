@@ -246,9 +246,13 @@ export const pidAlive = (pid: number): boolean => {
 
 /** A loopback server for test pages: path → HTML. */
 /** Pages by path (the query is not looked at): HTML, or a body of another type. */
-export const servePages = async (pages: Record<string, string | { readonly type: string; readonly body: string }>) => {
+type Served = { readonly type: string; readonly body: string }
+
+/** Pages by path: HTML, a body of another type, or one made from the request (an echo of its headers, say). */
+export const servePages = async (pages: Record<string, string | Served | ((req: http.IncomingMessage) => Served)>) => {
   const server = http.createServer((req, res) => {
-    const page = pages[(req.url ?? "/").split("?")[0]!]
+    const entry = pages[(req.url ?? "/").split("?")[0]!]
+    const page = typeof entry === "function" ? entry(req) : entry
     if (page === undefined) {
       res.writeHead(404).end("not found")
       return

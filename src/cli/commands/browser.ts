@@ -6,6 +6,7 @@ import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
 import { mouseCommand } from "./mouse.js"
 import { stateCommand } from "./storageState.js"
+import { routeCommand } from "./route.js"
 import { openedLines } from "./actEffects.js"
 import { extensionCommand } from "./extension.js"
 import { inspectCommands } from "./inspect.js"
@@ -323,6 +324,7 @@ export const browserCommand = Command.make("browser").pipe(
     mouseCommand,
     ...inspectCommands,
     stateCommand,
+    routeCommand,
     profiles,
     createProfile,
     deleteProfile,

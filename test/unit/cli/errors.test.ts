@@ -103,6 +103,11 @@ describe("CLI errors", () => {
     expect(describeIssues([{ path: ["fields", 0, "value"], message: "Expected string, actual 5" }]))
       .toBe("fields[0].value: expected string, got 5")
     expect(describeIssues([])).toBe("the request does not match the control API's schema")
+    // An optional array failing at an element is named there, not also at the field for its `undefined`.
+    expect(describeIssues([
+      { path: ["headers", 0], message: "a header is written \"Name: Value\"" },
+      { path: ["headers"], message: 'Expected undefined, actual ["bad"]' }
+    ])).toBe('headers[0]: a header is written "Name: Value"')
   })
 })
 

@@ -35,6 +35,15 @@ describe("shortenDecodeIssues", () => {
     expect(short.issues).toHaveLength(1)
   })
 
+  it("an optional field that fails deeper is named there only, not also for its `undefined`", () => {
+    const short = shortenDecodeIssues([
+      { _tag: "Type", path: ["headers", 0], message: "a header is written \"Name: Value\"" },
+      { _tag: "Type", path: ["headers"], message: "Expected undefined, actual [\"bad header\"]" }
+    ])
+    expect(short.message).toBe("headers[0]: a header is written \"Name: Value\"")
+    expect(short.issues).toHaveLength(1)
+  })
+
   it("a refinement's own message, with the value it got", () => {
     const short = shortenDecodeIssues([
       { _tag: "Refinement", path: ["limit"], message: "expected a whole number from 1 to 10000000" },
