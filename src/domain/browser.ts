@@ -432,6 +432,12 @@ export const ActRequest = Schema.Union(
     ref: Schema.optional(Ref)
   }),
   act("drag", { startRef: Ref, endRef: Ref }),
+  /** Files (paths in the uploads root) or data (MIME type → text) dropped onto the element from outside the page. */
+  act("drop", {
+    ref: Ref,
+    paths: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1)))),
+    data: Schema.optional(Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: Schema.String }))
+  }),
   act("select", { ref: Ref, values: Schema.Array(Schema.String).pipe(Schema.minItems(1)) }),
   act("fill", { fields: Schema.Array(FillField).pipe(Schema.minItems(1)) }),
   act("resize", { width: Dimension, height: Dimension }),

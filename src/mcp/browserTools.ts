@@ -247,6 +247,40 @@ export const drag = defineTool({
     )
 })
 
+export const drop = defineTool({
+  name: "browser_drop",
+  title: "Drop files or data onto an element",
+  description: "Drop files (paths in svc's uploads root) or MIME-typed data onto an element by its ref, as if dragged " +
+    "in from outside the page (an upload area, an editor). Give paths, data, or both.",
+  input: Schema.Struct({
+    ...refFields,
+    paths: optionalField(Schema.Array(Schema.String.pipe(Schema.minLength(1))), "files to drop, in the uploads root"),
+    data: optionalField(
+      Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: Schema.String }),
+      "data to drop, MIME type to text, e.g. {\"text/plain\": \"hello\", \"text/uri-list\": \"https://example.com\"}"
+    ),
+    ...afterFields
+  }),
+  readOnly: false,
+  destructive: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      act(
+        env,
+        {
+          kind: "drop",
+          ref,
+          ...(input.paths !== undefined ? { paths: input.paths } : {}),
+          ...(input.data !== undefined ? { data: input.data } : {})
+        },
+        `Dropped ${[
+          ...(input.paths !== undefined && input.paths.length > 0 ? [`${input.paths.length} file(s)`] : []),
+          ...(input.data !== undefined && Object.keys(input.data).length > 0 ? [Object.keys(input.data).join(", ")] : [])
+        ].join(" and ") || "nothing"} onto ${elementName(ref, input.element)}`,
+        input.snapshot
+      ))
+})
+
 export const selectOption = defineTool({
   name: "browser_select_option",
   title: "Select options",

@@ -25,6 +25,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.pressKey,
   B.hover,
   B.drag,
+  B.drop,
   B.selectOption,
   B.fillForm,
   I.fileUpload,

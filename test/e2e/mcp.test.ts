@@ -47,6 +47,13 @@ const dialogs = `<!doctype html><title>Dialogs</title>
 <button onclick="setTimeout(() => document.getElementById('said').textContent = 'later ' + confirm('Later?'), 300)">Later</button>
 <p id="said">nothing</p>`
 const tall = `<!doctype html><title>Tall</title><style>body { margin: 0 }</style><div style="height: 4000px">tall</div>`
+// An area that takes dropped text and says what it got.
+const dropZone = `<!doctype html><title>Zone</title><div id="zone" role="region" aria-label="Drop area" style="height: 80px">here</div>
+<script>
+  const z = document.getElementById("zone")
+  z.addEventListener("dragover", (e) => e.preventDefault())
+  z.addEventListener("drop", (e) => { e.preventDefault(); z.textContent = "got " + e.dataTransfer.getData("text/uri-list") })
+</script>`
 // A pad that keeps the mouse events it sees (type, x, y, buttons held), and a slider.
 const pad = `<!doctype html><title>Pad</title><style>body { margin: 0 }</style>
 <div id="pad" style="width: 400px; height: 200px"></div>
@@ -113,7 +120,7 @@ describe("svc mcp with no gateway running", () => {
   let session: Session
 
   beforeAll(async () => {
-    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall, "/pad": pad,
+    pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall, "/pad": pad, "/zone": dropZone,
       "/api/items": { type: "application/json", body: JSON.stringify({ items: ["a", "b"], page: 2 }) }
     })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
@@ -145,6 +152,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_press_key",
         "browser_hover",
         "browser_drag",
+        "browser_drop",
         "browser_select_option",
         "browser_fill_form",
         "browser_file_upload",
@@ -281,6 +289,14 @@ describe("svc mcp with no gateway running", () => {
     const outside = await session.call("browser_mouse_move_xy", { x: 100_000, y: 10 })
     expect(outside.isError).toBe(true)
     expect(textOf(outside)).toMatch(/mouse move 100000,10: the point is outside the viewport, which is \d+x\d+ CSS pixels/)
+
+    // Data dropped onto an element by its ref, as if dragged in from outside the page.
+    await session.call("browser_navigate", { url: pages.url("/zone") })
+    const area = refOf(textOf(await session.call("browser_snapshot")), /region "Drop area"/)
+    const dropped = await session.call("browser_drop", { target: area, data: { "text/uri-list": "https://example.com/x" }, snapshot: true })
+    expect(dropped.isError, textOf(dropped)).toBeFalsy()
+    expect(textOf(dropped)).toContain(`Dropped text/uri-list onto`)
+    expect(textOf(dropped)).toContain("got https://example.com/x")
 
     await session.call("browser_navigate", { url: pages.url("/tall") })
     await session.call("browser_navigate", { url: pages.url("/other") })

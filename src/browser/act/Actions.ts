@@ -22,6 +22,7 @@ import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
 import { scroll } from "./scroll.js"
 import { clickAt, dragBetween, mouseButton, moveTo } from "./pointer.js"
+import { drop } from "./drop.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 
@@ -565,6 +566,7 @@ const makeActions = () => {
     moveTo,
     mouseButton,
     dragBetween,
+    drop,
     ...makeMoreActions()
   } as const
 }

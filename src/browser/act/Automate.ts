@@ -40,6 +40,7 @@ const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
   "forward",
   "reload",
   "drag",
+  "drop",
   "select",
   "fill",
   "evaluate"
@@ -391,6 +392,12 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
             case "drag":
               yield* actions.drag(page, yield* resolve(request.startRef), yield* resolve(request.endRef), timeout)
               break
+            case "drop": {
+              const paths = request.paths ?? []
+              const real = paths.length > 0 ? yield* files.confineAll(paths) : []
+              yield* withRef(request.ref, (target) => actions.drop(page, target, { files: real, data: request.data }, timeout))
+              break
+            }
             case "select":
               yield* withRef(request.ref, (target) => actions.select(page, target, request.values, timeout))
               break

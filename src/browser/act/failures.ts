@@ -13,6 +13,7 @@ export type FailureKind =
   | "unstable"
   | "optionsNotFound"
   | "optionDisabled"
+  | "dropRefused"
   | "wrongElement"
   | "closed"
   | "navigated"
@@ -145,6 +146,8 @@ export const classifyPlaywrightError = (error: unknown): PlaywrightFailure => {
   ) {
     return { ...base, kind: "wrongElement" }
   }
+  // A drop whose target's dragover did not take it (Playwright's locator.drop).
+  if (/did not accept the drop/i.test(firstLine)) return { ...base, kind: "dropRefused" }
   if (/PrintToPDF is not implemented|Printing is not available|Printing failed/i.test(firstLine)) {
     return { ...base, kind: "pdfUnsupported" }
   }

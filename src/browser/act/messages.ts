@@ -29,6 +29,7 @@ export type ActionName =
   | "value"
   | "scroll"
   | "mouse"
+  | "drop"
 
 export type ActionError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
 
@@ -206,6 +207,11 @@ export const describeFailure = (
         message: `${who}: no option matches${asked}${known}; pass an option's value or its visible label`
       })
     }
+    case "dropRefused":
+      return new Conflict({
+        message: `${who}: the element does not take drops (the page did not accept the drag over it); drop onto the ` +
+          `element that does (an upload area, an editor): take a snapshot (${SNAPSHOT}) to find it`
+      })
     case "optionDisabled":
       return new Conflict({
         message: `${who}: the option is disabled; pick another option, or do what enables it first`

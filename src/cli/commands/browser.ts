@@ -5,6 +5,7 @@ import { renderProfiles, renderScreenshot, renderStatus, renderTab, renderTabs }
 import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
 import { mouseCommand } from "./mouse.js"
+import { dropCommand } from "./drop.js"
 import { stateCommand } from "./storageState.js"
 import { routeCommand } from "./route.js"
 import { openedLines } from "./actEffects.js"
@@ -322,6 +323,7 @@ export const browserCommand = Command.make("browser").pipe(
     pdf,
     ...actCommands,
     mouseCommand,
+    dropCommand,
     ...inspectCommands,
     stateCommand,
     routeCommand,

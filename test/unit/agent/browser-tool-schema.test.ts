@@ -38,7 +38,7 @@ describe("the browser tool's JSON Schema", () => {
       ? schema.$defs[root.properties.request.$ref.split("/").pop()]
       : root.properties.request
     expect(request.properties.kind.enum).toEqual([
-      "click", "type", "press", "hover", "drag", "select", "fill", "resize", "wait", "evaluate", "scrollIntoView", "scroll", "clickAt", "moveAt", "mouseDown", "mouseUp", "dragAt", "close"
+      "click", "type", "press", "hover", "drag", "drop", "select", "fill", "resize", "wait", "evaluate", "scrollIntoView", "scroll", "clickAt", "moveAt", "mouseDown", "mouseUp", "dragAt", "close"
     ])
     for (const [name, p] of Object.entries(root.properties as Record<string, any>)) {
       expect(typeof p.description, name).toBe("string")

@@ -181,6 +181,9 @@ describe("classifyPlaywrightError", () => {
     expect(classifyPlaywrightError(UNSTABLE).kind).toBe("unstable")
     expect(classifyPlaywrightError(MISSING)).toMatchObject({ kind: "notFound", waitingFor: "locator('#nope')" })
     expect(classifyPlaywrightError(OPTIONS_MISSING).kind).toBe("optionsNotFound")
+    // Playwright's locator.drop onto an element whose dragover did not take it.
+    const refusedDrop = new Error("locator.drop: Drop target did not accept the drop — its dragover handler did not call preventDefault()")
+    expect(classifyPlaywrightError(refusedDrop).kind).toBe("dropRefused")
     // svc's checking lookup never answered: the page was too busy to tell. A guarded element's own
     // attribute selector that found nothing is an element gone, though its attribute is named like the engine.
     const engine = timeoutError("locator.click", 500, ["  - waiting for locator('svc-ref=%7B%22key%22%7D')"])
