@@ -153,6 +153,17 @@ export const storage = defineTool({
   }
 })
 
+export const networkState = defineTool({
+  name: "browser_network_state_set",
+  title: "Set network state",
+  description: "Take the profile's browser offline (every request fails) or back online, as Playwright MCP's tool does " +
+    "(browser_emulate's offline does the same).",
+  input: Schema.Struct({ state: field(Schema.Literal("online", "offline"), "offline to cut the network, online to restore it") }),
+  readOnly: false,
+  run: (input, env) =>
+    env.client.state.offline({ urlParams: env.query, payload: { offline: input.state === "offline" } }).pipe(Effect.map((r) => r.done))
+})
+
 export const emulate = defineTool({
   name: "browser_emulate",
   title: "Emulation",

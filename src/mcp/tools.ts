@@ -53,6 +53,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   S.storageState,
   S.setStorageState,
   S.emulate,
+  S.networkState,
   S.download,
   browserTool
 ]

@@ -175,6 +175,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_storage_state",
         "browser_set_storage_state",
         "browser_emulate",
+        "browser_network_state_set",
         "browser_download",
         "browser_trace",
         "browser_profiles"
@@ -564,6 +565,11 @@ describe("svc mcp with no gateway running", () => {
     const nothing = await session.call("browser_route", { pattern: "**/x" })
     expect(nothing.isError).toBe(true)
     expect(textOf(nothing)).toContain("say what the route does")
+    // Offline and back, by Playwright MCP's browser_network_state_set.
+    expect(textOf(await session.call("browser_network_state_set", { state: "offline" }))).toMatch(/^offline/)
+    expect(await read("/api/items")).toBe('"failed"')
+    expect(textOf(await session.call("browser_network_state_set", { state: "online" }))).toMatch(/^online/)
+    expect(await read("/api/items")).toContain("items")
   })
 
   it("reads cookies and local storage without being told to get", async () => {
