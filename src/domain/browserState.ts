@@ -229,7 +229,19 @@ export const GeolocationRequest = Schema.Struct({
   origin: Schema.optional(Schema.String),
   clear: Schema.optional(Schema.Boolean)
 })
-export const MediaRequest = Schema.Struct({ ...tab, media: Schema.Literal("dark", "light", "no-preference", "none") })
+/**
+ * CSS media features pages see, each until changed ("none": stop emulating it): `media` is the colour scheme
+ * (prefers-color-scheme); `type` the media type (print shows the page as printed). At least one.
+ */
+export const MediaRequest = Schema.Struct({
+  ...tab,
+  media: Schema.optional(Schema.Literal("dark", "light", "no-preference", "none")),
+  reducedMotion: Schema.optional(Schema.Literal("reduce", "no-preference", "none")),
+  forcedColors: Schema.optional(Schema.Literal("active", "none")),
+  contrast: Schema.optional(Schema.Literal("more", "no-preference", "none")),
+  type: Schema.optional(Schema.Literal("screen", "print", "none"))
+})
+export type MediaRequest = typeof MediaRequest.Type
 export const TimezoneRequest = Schema.Struct({ ...tab, timezone: Schema.String.pipe(Schema.minLength(1)) })
 export const LocaleRequest = Schema.Struct({ ...tab, locale: Schema.String.pipe(Schema.minLength(1)) })
 export const DeviceRequest = Schema.Struct({ ...tab, name: Schema.String.pipe(Schema.minLength(1)) })

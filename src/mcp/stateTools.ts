@@ -164,6 +164,36 @@ export const networkState = defineTool({
     env.client.state.offline({ urlParams: env.query, payload: { offline: input.state === "offline" } }).pipe(Effect.map((r) => r.done))
 })
 
+/** A media feature's value, or none (or null, as Playwright MCP says it) for the browser's own. */
+const feature = <const L extends ReadonlyArray<string>>(...values: L) => Schema.NullOr(Schema.Literal(...values, "none"))
+const orNone = <A extends string>(v: A | null | undefined): A | "none" | undefined => (v === null ? "none" : v)
+
+export const emulateMedia = defineTool({
+  name: "browser_emulate_media",
+  title: "Emulate media features",
+  description: "Emulate CSS media features for the tab: colour scheme, reduced motion, forced colours, contrast, and " +
+    "the media type (print shows the page as printed). Those left out stay as they are; none (or null) gives one back " +
+    "to the browser.",
+  input: Schema.Struct({
+    colorScheme: optionalField(feature("dark", "light", "no-preference"), "prefers-color-scheme"),
+    reducedMotion: optionalField(feature("reduce", "no-preference"), "prefers-reduced-motion"),
+    forcedColors: optionalField(feature("active"), "forced-colors"),
+    contrast: optionalField(feature("more", "no-preference"), "prefers-contrast"),
+    media: optionalField(feature("screen", "print"), "the CSS media type")
+  }),
+  readOnly: false,
+  run: (input, env) => {
+    const payload = {
+      ...(input.colorScheme !== undefined ? { media: orNone(input.colorScheme) } : {}),
+      ...(input.reducedMotion !== undefined ? { reducedMotion: orNone(input.reducedMotion) } : {}),
+      ...(input.forcedColors !== undefined ? { forcedColors: orNone(input.forcedColors) } : {}),
+      ...(input.contrast !== undefined ? { contrast: orNone(input.contrast) } : {}),
+      ...(input.media !== undefined ? { type: orNone(input.media) } : {})
+    }
+    return env.client.state.media({ urlParams: env.query, payload }).pipe(Effect.map((r) => r.done))
+  }
+})
+
 export const emulate = defineTool({
   name: "browser_emulate",
   title: "Emulation",

@@ -54,6 +54,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   S.setStorageState,
   S.emulate,
   S.networkState,
+  S.emulateMedia,
   S.download,
   browserTool
 ]

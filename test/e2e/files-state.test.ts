@@ -419,11 +419,20 @@ describe("emulation", () => {
 
   it("media, timezone and locale: matchMedia and Intl report them", async () => {
     const page = await tabAt(`${site}/plain`)
-    await run(Effect.flatMap(Emulation, (e) => e.media(page, "dark")))
+    await run(Effect.flatMap(Emulation, (e) => e.media(page, { media: "dark" })))
     expect(await js(page, 'matchMedia("(prefers-color-scheme: dark)").matches')).toBe(true)
-    await run(Effect.flatMap(Emulation, (e) => e.media(page, "light")))
+    await run(Effect.flatMap(Emulation, (e) => e.media(page, { media: "light" })))
     expect(await js(page, 'matchMedia("(prefers-color-scheme: light)").matches')).toBe(true)
-    expect((await failure(Effect.flatMap(Emulation, (e) => e.media(page, "sepia"))))._tag).toBe("InvalidRequest")
+    expect((await failure(Effect.flatMap(Emulation, (e) => e.media(page, {}))))._tag).toBe("InvalidRequest")
+    // Other media features beside the colour scheme, which stays; none gives a feature back to the browser.
+    await run(Effect.flatMap(Emulation, (e) => e.media(page, { reducedMotion: "reduce", type: "print", contrast: "more", forcedColors: "active" })))
+    expect(await js(page, '[matchMedia("(prefers-reduced-motion: reduce)").matches, matchMedia("print").matches, ' +
+      'matchMedia("(prefers-contrast: more)").matches, matchMedia("(forced-colors: active)").matches, matchMedia("(prefers-color-scheme: light)").matches]'))
+      .toEqual([true, true, true, true, true])
+    await run(Effect.flatMap(Emulation, (e) => e.media(page, { type: "none", reducedMotion: "none" })))
+    expect(await js(page, '[matchMedia("(prefers-reduced-motion: reduce)").matches, matchMedia("print").matches, matchMedia("(prefers-contrast: more)").matches]'))
+      .toEqual([false, false, true])
+    await run(Effect.flatMap(Emulation, (e) => e.media(page, { contrast: "none", forcedColors: "none" })))
 
     await timed("set timezone", () => run(Effect.flatMap(Emulation, (e) => e.timezone(page, "Asia/Tokyo"))))
     expect(await js(page, "Intl.DateTimeFormat().resolvedOptions().timeZone")).toBe("Asia/Tokyo")

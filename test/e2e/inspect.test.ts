@@ -337,6 +337,16 @@ describe("inspection, files and state through the gateway", () => {
     expect(await evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches")).toBe(true)
     await svc("browser", "set", "media", "light")
     expect(await evaluate("() => matchMedia('(prefers-color-scheme: light)').matches")).toBe(true)
+    // Other media features, the colour scheme kept; none gives one back.
+    const print = await svc("browser", "set", "media", "--type", "print", "--reduced-motion", "reduce")
+    expect(print.stdout.trim()).toBe("prefers-reduced-motion reduce, media type print (this tab)")
+    expect(await evaluate("() => [matchMedia('print').matches, matchMedia('(prefers-reduced-motion: reduce)').matches, matchMedia('(prefers-color-scheme: light)').matches]"))
+      .toEqual([true, true, true])
+    expect((await svc("browser", "set", "media", "--type", "none")).stdout.trim()).toBe("media type as the browser has it (this tab)")
+    expect(await evaluate("() => [matchMedia('print').matches, matchMedia('(prefers-reduced-motion: reduce)').matches]")).toEqual([false, true])
+    const nothing = await svc("browser", "set", "media")
+    expect(nothing.code).not.toBe(0)
+    expect(nothing.stderr).toContain("set media: give what to emulate")
 
     await svc("browser", "set", "timezone", "Asia/Tokyo")
     expect(await evaluate("() => Intl.DateTimeFormat().resolvedOptions().timeZone")).toBe("Asia/Tokyo")

@@ -176,6 +176,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_set_storage_state",
         "browser_emulate",
         "browser_network_state_set",
+        "browser_emulate_media",
         "browser_download",
         "browser_trace",
         "browser_profiles"
@@ -605,6 +606,15 @@ describe("svc mcp with no gateway running", () => {
 
   it("emulates a device, a locale and a time zone, and gives the browser's own back with none", async () => {
     expect((await session.call("browser_navigate", { url: pages.url("/other") })).isError).toBeFalsy()
+    // Media features as Playwright MCP's browser_emulate_media sets them; null gives one back.
+    const features = async () => textOf(await session.call("browser_evaluate", {
+      function: "() => [matchMedia('(prefers-color-scheme: dark)').matches, matchMedia('print').matches].join()"
+    }))
+    expect(textOf(await session.call("browser_emulate_media", { colorScheme: "dark", media: "print" })))
+      .toBe("prefers-color-scheme dark, media type print (this tab)")
+    expect(await features()).toBe('"true,true"')
+    await session.call("browser_emulate_media", { colorScheme: null, media: "none" })
+    expect(await features()).toBe('"false,false"')
     const read = async () =>
       JSON.parse(textOf(
         await session.call("browser_evaluate", {

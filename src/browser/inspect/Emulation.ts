@@ -1,18 +1,18 @@
 import { Duration, Effect, Either, Runtime } from "effect"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
+import type { MediaRequest } from "../../domain/browserState.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import type { TabRef } from "../act/Refs.js"
 import { checkViewport } from "../act/inputs.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
-import { applyProfile, applyTab, geolocationOf, type Lost, scrub, secretsOf, type Send, sendMetrics, sendTouch, sendUserAgent } from "./emulationApply.js"
+import { applyProfile, applyTab, geolocationOf, type Lost, mediaOptions, scrub, secretsOf, type Send, sendMetrics, sendTouch, sendUserAgent } from "./emulationApply.js"
 import {
   checkGeolocation,
   checkHeaders,
   checkLocale,
   checkOrigin,
   checkTimezone,
-  type ColorScheme,
   type Credentials,
   type DeviceInfo,
   findDevice,
@@ -313,16 +313,27 @@ const makeEmulation = Effect.gen(function*() {
       return applied<Geolocation | null>("profile", value, keepProfile(page, (s) => ({ ...s, geolocation: value })))
     })
 
-  const media = (page: Page, scheme: string) =>
+  /** CSS media features of the tab: those given change ("none": the browser's own again), the others stay. */
+  const media = (page: Page, r: MediaRequest) =>
     Effect.gen(function*() {
-      if (scheme !== "dark" && scheme !== "light" && scheme !== "no-preference" && scheme !== "none") {
+      if (r.media === undefined && r.reducedMotion === undefined && r.forcedColors === undefined && r.contrast === undefined && r.type === undefined) {
         return yield* new InvalidRequest({
-          message: `set media: ${JSON.stringify(scheme)} is not a colour scheme; give dark, light, no-preference, or none (stop emulating)`
+          message: "set media: give what to emulate: a colour scheme (dark, light, no-preference), reducedMotion, " +
+            "forcedColors, contrast or type (screen, print); none for any stops emulating it"
         })
       }
-      yield* pageCall("set media", () => page.emulateMedia({ colorScheme: scheme === "none" ? null : scheme }))
-      const notes = keepTab(page, { ...tabSettings(page), media: scheme === "none" ? undefined : scheme })
-      return applied<ColorScheme>("tab", scheme, notes)
+      const off = <A>(v: A | "none" | undefined, was: A | undefined): A | undefined => v === undefined ? was : v === "none" ? undefined : v
+      const was = tabSettings(page)
+      const next: TabSettings = {
+        ...was,
+        media: off(r.media, was.media),
+        reducedMotion: off(r.reducedMotion, was.reducedMotion),
+        forcedColors: off(r.forcedColors, was.forcedColors),
+        contrast: off(r.contrast, was.contrast),
+        mediaType: off(r.type, was.mediaType)
+      }
+      yield* pageCall("set media", () => page.emulateMedia(mediaOptions(next)))
+      return applied<MediaRequest>("tab", r, keepTab(page, next))
     })
 
   const timezone = (page: Page, zone: string) =>

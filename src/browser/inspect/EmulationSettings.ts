@@ -19,6 +19,10 @@ export interface ProfileSettings {
 /** Per-tab settings (emulateMedia, and overrides on the tab's own CDP session). */
 export interface TabSettings {
   readonly media?: "dark" | "light" | "no-preference" | undefined
+  readonly reducedMotion?: "reduce" | "no-preference" | undefined
+  readonly forcedColors?: "active" | undefined
+  readonly contrast?: "more" | "no-preference" | undefined
+  readonly mediaType?: "screen" | "print" | undefined
   readonly timezone?: string | undefined
   readonly locale?: string | undefined
   /** The user agent sent with the override: a device's, or the tab's own when only the locale is set. */

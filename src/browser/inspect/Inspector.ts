@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { MediaRequest } from "../../domain/browserState.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { BrowserState } from "./BrowserState.js"
 import { Dialogs } from "./Dialogs.js"
@@ -239,6 +240,15 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       })
 
     const scope = (s: "tab" | "profile") => (s === "tab" ? "this tab" : "every tab of the profile")
+    /** `prefers-color-scheme dark, prefers-reduced-motion reduce`; a feature set to none says so. */
+    const mediaDone = (r: MediaRequest) =>
+      ([
+        ["prefers-color-scheme", r.media],
+        ["prefers-reduced-motion", r.reducedMotion],
+        ["forced-colors", r.forcedColors],
+        ["prefers-contrast", r.contrast],
+        ["media type", r.type]
+      ] as const).filter(([, v]) => v !== undefined).map(([k, v]) => v === "none" ? `${k} as the browser has it` : `${k} ${v}`).join(", ")
 
     return {
       console,
@@ -295,8 +305,8 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
               }),
             (a) => `geolocation ${r.latitude}, ${r.longitude} (${scope(a.scope)})`
           ),
-      media: (p: string | undefined, r: Tab & { media: string }) =>
-        emulate(p, r.targetId, (page) => emulation.media(page, r.media), (a) => `prefers-color-scheme ${r.media} (${scope(a.scope)})`),
+      media: (p: string | undefined, r: Tab & MediaRequest) =>
+        emulate(p, r.targetId, (page) => emulation.media(page, r), (a) => `${mediaDone(r)} (${scope(a.scope)})`),
       timezone: (p: string | undefined, r: Tab & { timezone: string }) =>
         emulate(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) =>
           `time zone ${a.value ?? "the browser's own (emulation removed)"} (${scope(a.scope)})`),

@@ -60,11 +60,25 @@ const each = <K>(parts: ReadonlyArray<Part<K> | undefined>): Effect.Effect<Reado
 
 const WHAT = "re-applying emulation"
 
+/** The library's emulateMedia options for what is emulated (null: the browser's own). */
+export const mediaOptions = (s: TabSettings) => ({
+  colorScheme: s.media ?? null,
+  reducedMotion: s.reducedMotion ?? null,
+  forcedColors: s.forcedColors ?? null,
+  contrast: s.contrast ?? null,
+  media: s.mediaType ?? null
+})
+
 /** Every setting of a tab, on a page object (and its own session) that has none of them. */
 export const applyTab = (page: Page, send: Send, s: TabSettings) =>
   each<keyof TabSettings>([
-    s.media !== undefined
-      ? { setting: "colour scheme", keys: ["media"], run: pageCall(WHAT, () => page.emulateMedia({ colorScheme: s.media! })) }
+    s.media !== undefined || s.reducedMotion !== undefined || s.forcedColors !== undefined || s.contrast !== undefined ||
+      s.mediaType !== undefined
+      ? {
+        setting: "media features",
+        keys: ["media", "reducedMotion", "forcedColors", "contrast", "mediaType"],
+        run: pageCall(WHAT, () => page.emulateMedia(mediaOptions(s)))
+      }
       : undefined,
     s.timezone !== undefined
       ? { setting: "time zone", keys: ["timezone"], run: send(WHAT, "Emulation.setTimezoneOverride", { timezoneId: s.timezone }) }

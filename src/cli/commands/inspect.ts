@@ -425,10 +425,42 @@ const setMedia = Command.make(
     media: Args.choice(
       [["dark", "dark"], ["light", "light"], ["no-preference", "no-preference"], ["none", "none"]] as const,
       { name: "dark|light|no-preference|none" }
-    ).pipe(Args.withDescription("the colour scheme pages see"))
+    ).pipe(Args.withDescription("the colour scheme pages see"), Args.optional),
+    reducedMotion: Options.choice("reduced-motion", ["reduce", "no-preference", "none"] as const).pipe(
+      Options.withDescription("prefers-reduced-motion (none: the browser's own)"),
+      Options.optional
+    ),
+    forcedColors: Options.choice("forced-colors", ["active", "none"] as const).pipe(
+      Options.withDescription("forced-colors, as in a high-contrast mode (none: the browser's own)"),
+      Options.optional
+    ),
+    contrast: Options.choice("contrast", ["more", "no-preference", "none"] as const).pipe(
+      Options.withDescription("prefers-contrast (none: the browser's own)"),
+      Options.optional
+    ),
+    type: Options.choice("type", ["screen", "print", "none"] as const).pipe(
+      Options.withDescription("the media type: print shows the page as printed (none: screen again)"),
+      Options.optional
+    )
   },
-  (args) => callControl(args, (c, q) => c.state.media({ urlParams: q, payload: { media: args.media, ...withTarget(args.targetId) } }), done)
-).pipe(Command.withDescription("emulate prefers-color-scheme (none removes the emulation)"))
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.state.media({
+          urlParams: q,
+          payload: {
+            ...given("media", args.media),
+            ...given("reducedMotion", args.reducedMotion),
+            ...given("forcedColors", args.forcedColors),
+            ...given("contrast", args.contrast),
+            ...given("type", args.type),
+            ...withTarget(args.targetId)
+          }
+        }),
+      done
+    )
+).pipe(Command.withDescription("emulate CSS media features: the colour scheme, --reduced-motion, --forced-colors, --contrast, --type print (none removes one)"))
 
 const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }).pipe(Args.withDescription("an IANA time zone id, or none")) }, (args) =>
   callControl(args, (c, q) => c.state.timezone({ urlParams: q, payload: { timezone: args.timezone, ...withTarget(args.targetId) } }), done)).pipe(

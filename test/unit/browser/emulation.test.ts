@@ -170,7 +170,7 @@ describe("Emulation across a re-made connection", () => {
     const page = await t.handOut("T1", p1)
     await t.run((e) => e.timezone(page, "Asia/Tokyo"))
     await t.run((e) => e.locale(page, "fr-FR"))
-    await t.run((e) => e.media(page, "dark"))
+    await t.run((e) => e.media(page, { media: "dark" }))
     await t.run((e) => e.headers(page, { "X-A": "1" }))
     await t.run((e) => e.offline(page, true))
 
@@ -183,7 +183,7 @@ describe("Emulation across a re-made connection", () => {
     expect(methods(c2.calls)).toEqual(["setOffline", "setExtraHTTPHeaders"])
     expect(c2.calls).toContainEqual(["setExtraHTTPHeaders", { "X-A": "1" }])
     expect(p2.calls).toEqual(expect.arrayContaining([
-      ["emulateMedia", { colorScheme: "dark" }],
+      ["emulateMedia", { colorScheme: "dark", reducedMotion: null, forcedColors: null, contrast: null, media: null }],
       ["Emulation.setTimezoneOverride", { timezoneId: "Asia/Tokyo" }],
       ["Emulation.setLocaleOverride", { locale: "fr-FR" }],
       ["Emulation.setUserAgentOverride", { userAgent: "Mozilla/5.0 (X11; Linux x86_64) Test", acceptLanguage: "fr-FR" }]
@@ -201,7 +201,7 @@ describe("Emulation across a re-made connection", () => {
     const p1 = fakePage(c1, "T1")
     const page = await t.handOut("T1", p1)
     await t.run((e) => e.timezone(page, "Asia/Tokyo"))
-    await t.run((e) => e.media(page, "light"))
+    await t.run((e) => e.media(page, { media: "light" }))
     await t.run((e) => e.headers(page, { "X-Token": "hunter2-secret" }))
     await t.run((e) => e.credentials(page, { user: "ada", pass: "lovelace-pw" }))
 
@@ -212,7 +212,7 @@ describe("Emulation across a re-made connection", () => {
     await t.connect(c2)
     const page2 = await t.handOut("T1", p2)
 
-    const done = await t.run((e) => e.media(page2, "dark"))
+    const done = await t.run((e) => e.media(page2, { media: "dark" }))
     expect(done.notes).toHaveLength(3)
     expect(done.notes.join("\n")).toMatch(/the time zone of tab T1 could not be applied again .*Target crashed.*set it again/)
     expect(done.notes.join("\n")).toMatch(/the extra headers of profile "svc"/)
@@ -223,7 +223,7 @@ describe("Emulation across a re-made connection", () => {
     }
     expect(t.logs.filter((l) => l.startsWith("emulation:"))).toHaveLength(3)
     // Reported once.
-    expect((await t.run((e) => e.media(page2, "light"))).notes).toEqual([])
+    expect((await t.run((e) => e.media(page2, { media: "light" }))).notes).toEqual([])
 
     // What was lost is no longer claimed: the next connection does not try it again; the rest comes back.
     const c3 = fakeContext(fakeBrowser(() => ["T1"]))
@@ -255,7 +255,7 @@ describe("Emulation across a re-made connection", () => {
     })
     await t.connect(c2)
     await t.handOut("T1", p2)
-    expect((await t.run((e) => e.media(page, "dark"))).notes).toEqual([])
+    expect((await t.run((e) => e.media(page, { media: "dark" }))).notes).toEqual([])
 
     const c3 = fakeContext(fakeBrowser(() => ["T1"]))
     const p3 = fakePage(c3, "T1")
