@@ -6,8 +6,11 @@
 /** What a hidden secret is shown as. */
 export const HIDDEN = "***"
 
-/** Query (and fragment) parameter names whose values are secrets: compared without case, `-`, `_` or `.`. */
-const SECRET_NAME = /token|secret|passw|pwd|apikey|accesskey|privatekey|credential|signature|auth|jwt|session/
+/**
+ * Query (and fragment) parameter names whose values are secrets: compared without case, `-`, `_` or `.`.
+ * `auth` is one (authorization, oauth_token), but not inside author or authority (a blog's `?author=ada`).
+ */
+const SECRET_NAME = /token|secret|passw|pwd|apikey|accesskey|privatekey|credential|signature|auth(?!or(?!iz))|jwt|session/
 /** Short names that are secrets only as a whole word (`key`, `x-api-key`, `sig`; not `monkey`). */
 const SECRET_WORD = new Set(["key", "pass", "pw", "sig", "code"])
 

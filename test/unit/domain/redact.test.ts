@@ -15,7 +15,7 @@ describe("redactSecrets", () => {
   it("hides the values of secret-looking query parameters, whatever their case", () => {
     const names = [
       "token", "TOKEN", "key", "apikey", "api_key", "apiKey", "x-api-key", "secret", "client_secret", "password",
-      "pass", "pwd", "auth", "Authorization", "access_token", "sig", "signature", "X-Amz-Signature",
+      "pass", "pwd", "auth", "Authorization", "oauth_token", "x-auth", "access_token", "sig", "signature", "X-Amz-Signature",
       "X-Amz-Credential", "credentials", "sessionid", "jwt"
     ]
     for (const n of names) {
@@ -24,7 +24,7 @@ describe("redactSecrets", () => {
   })
 
   it("keeps the values of other parameters, and empty values", () => {
-    const plain = "https://example.com/search?q=monkey&page=2&keyboard=us&token=&design=1"
+    const plain = "https://example.com/search?q=monkey&page=2&keyboard=us&token=&design=1&author=ada&authority=x"
     expect(redactSecrets(plain)).toBe(plain)
   })
 
