@@ -155,7 +155,14 @@ export const SnapshotQuery = Schema.Struct({
    */
   find: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   /** find is a regular expression (`error|warning`, or `/error/i` with flags). */
-  regex: Schema.optional(QueryFlag)
+  regex: Schema.optional(QueryFlag),
+  /**
+   * Only the element of this ref (from an earlier snapshot) and everything in it, under its path from the top,
+   * read from the whole page's snapshot: its refs are the page's own.
+   */
+  ref: Schema.optional(Schema.String.pipe(Schema.pattern(/^(?:f\d+)?e?\d+$/), Schema.annotations({
+    message: () => "a ref from a snapshot, e.g. 12 or e12 (f1e3 inside an iframe)"
+  })))
 })
 export type SnapshotQuery = typeof SnapshotQuery.Type
 

@@ -92,7 +92,8 @@ export const snapshot = defineTool({
   title: "Page snapshot",
   description: "The current tab's accessibility snapshot: one line per element, with [ref=…] on those you can act on. " +
     "Better than a screenshot for acting. Options narrow it: mode \"efficient\" (interactive and compact, capped), " +
-    "interactive, compact, depth, selector (CSS), frame (CSS of an iframe), limit (characters). A cut snapshot says so " +
+    "interactive, compact, depth, selector (CSS), frame (CSS of an iframe), target (a ref: that element's part), limit " +
+    "(characters). A cut snapshot says so " +
     "on its last line and how to see more.",
   input: Schema.Struct({
     mode: optionalField(Schema.Literal("efficient"), "efficient: only what can be acted on, compact, capped at 10,000 characters"),
@@ -106,11 +107,16 @@ export const snapshot = defineTool({
     boxes: optionalField(
       Schema.Boolean,
       "each element's box in its line, [box=x,y,width,height] in CSS pixels of the viewport (for browser_mouse_click_xy)"
-    )
+    ),
+    target: optionalField(Ref, "only this element (a ref from an earlier snapshot) and what is in it, under its path"),
+    ref: optionalField(Ref, "the same as target")
   }),
   readOnly: true,
-  run: (input, env) =>
-    env.client.inspect.snapshot({ urlParams: { ...env.query, ...input } }).pipe(Effect.map(snapshotText))
+  run: ({ ref, target, ...input }, env) => {
+    const part = ref ?? target
+    return env.client.inspect.snapshot({ urlParams: { ...env.query, ...input, ...(part !== undefined ? { ref: part } : {}) } })
+      .pipe(Effect.map(snapshotText))
+  }
 })
 
 export const find = defineTool({

@@ -68,6 +68,10 @@ describe("the browser tool", () => {
     const click = await call({ action: "act", targetId, request: { kind: "click", ref: refOf(text(snap), /"Add one"/) } })
     expect(click.isError, text(click)).toBe(false)
     expect(text(click)).toMatch(/^click \d+: done/)
+    // One element's part by its ref.
+    const part = text(await call({ action: "snapshot", targetId, ref: refOf(text(snap), /"Add one"/) }))
+    expect(part).toMatch(/^\s*- button "Add one"(?: \[active\])? \[ref=\d+\]$/m)
+    expect(part).not.toContain("Name")
     const read = await call({ action: "act", targetId, request: { kind: "evaluate", fn: "() => document.getElementById('count').textContent" } })
     expect(text(read)).toContain(`result: "1"`)
     // A search in the snapshot: the heading, then the match under its path, its ref acting.

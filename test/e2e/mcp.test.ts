@@ -295,6 +295,9 @@ describe("svc mcp with no gateway running", () => {
     // Data dropped onto an element by its ref, as if dragged in from outside the page.
     await session.call("browser_navigate", { url: pages.url("/zone") })
     const area = refOf(textOf(await session.call("browser_snapshot")), /region "Drop area"/)
+    // A snapshot of that element's part alone, as Playwright MCP's target asks.
+    const part = textOf(await session.call("browser_snapshot", { target: area }))
+    expect(part).toMatch(new RegExp(`^Page: Zone \\(.*/zone\\)\\n\\s*- region "Drop area" \\[ref=${area}\\]: here$`))
     const dropped = await session.call("browser_drop", { target: area, data: { "text/uri-list": "https://example.com/x" }, snapshot: true })
     expect(dropped.isError, textOf(dropped)).toBeFalsy()
     expect(textOf(dropped)).toContain(`Dropped text/uri-list onto`)

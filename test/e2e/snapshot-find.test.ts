@@ -69,6 +69,29 @@ describe("snapshot --find", () => {
     expect(after).toContain("Rocket launched")
   })
 
+  it("shows one element's part by its ref, past the cut too, under its path; its refs act", async () => {
+    const found = await ok("snapshot", "--find", "Launch area")
+    const region = refOf(found, /region "Launch area"/)!
+    const part = await ok("snapshot", "--ref", region)
+    const lines = part.split("\n")
+    // The path, the element, and everything in it: the heading, the button, the paragraph; nothing of the story.
+    expect(lines[0]).toMatch(/^- main/)
+    expect(part).toMatch(new RegExp(`- region "Launch area" \\[ref=${region}\\]:`))
+    expect(part).toMatch(/heading "Controls"/)
+    expect(part).toMatch(/button "Launch rocket"(?: \[active\])? \[ref=[^\]]+\]/)
+    expect(part).toMatch(/paragraph \[ref=[^\]]+\]: (Waiting on the pad|Rocket launched)/)
+    expect(part).not.toContain("Paragraph 1")
+    expect(part).not.toContain("A long page")
+    await ok("click", refOf(part, /button "Launch rocket"/))
+    expect(await ok("snapshot", "--ref", region)).toContain("Rocket launched")
+
+    const gone = await gw.svc("browser", "snapshot", "--ref", "99999")
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toContain("ref 99999 is not in the page's snapshot now")
+    const both = await gw.svc("browser", "snapshot", "--ref", region, "--find", "x")
+    expect(both.stderr).toContain("--ref shows one element's part of the snapshot, and --find searches the whole of it")
+  })
+
   it("answers in JSON with the counts and only the refs it shows", async () => {
     const r = await json("--find", "Launch rocket")
     expect(r.found).toEqual({ matches: 1, shown: 1 })

@@ -183,7 +183,8 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
                 ...(p.limit !== undefined ? { limit: p.limit } : {}),
                 ...(p.diff !== undefined ? { diff: p.diff } : {}),
                 ...(p.find !== undefined ? { find: p.find } : {}),
-                ...(p.regex !== undefined ? { regex: p.regex } : {})
+                ...(p.regex !== undefined ? { regex: p.regex } : {}),
+                ...(p.ref !== undefined ? { ref: p.ref } : {})
               }
             }),
             (s) => textResult(p.find !== undefined ? foundText(s, { find: p.find, regex: p.regex }) : snapshotText(s))

@@ -1,7 +1,7 @@
 import { Effect, Option, Scope } from "effect"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { ActionDownload, ActRequest, ActResult, OpenedTab, SnapshotQuery, SnapshotResult } from "../../domain/browser.js"
-import { Forbidden, InvalidRequest } from "../../domain/errors.js"
+import { Forbidden, InvalidRequest, NotFound } from "../../domain/errors.js"
 import { actionDialog, Dialogs } from "../inspect/Dialogs.js"
 import { Actions } from "./Actions.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
@@ -13,7 +13,7 @@ import { parseRef, Refs, type ResolvedRef, type TabRef } from "./Refs.js"
 import { browserMediaDir, writeMediaFile } from "../snapshot/mediaFiles.js"
 import { Files } from "../inspect/Files.js"
 import { imageExtension, type ImageType } from "../cdp/png.js"
-import { makeFinder } from "../snapshot/FindLines.js"
+import { makeFinder, refFinder } from "../snapshot/FindLines.js"
 import type { SnapshotOptions } from "../snapshot/SnapshotOptions.js"
 import { Snapshots } from "../snapshot/Snapshots.js"
 import { readAheadAfterNavigation } from "../snapshot/warmUp.js"
@@ -143,12 +143,25 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           : configured ?? (browsers.automation.available ? "ai" : "aria"))
         const efficient = query.efficient === true || query.mode === "efficient" ||
           (query.format === undefined && !roleFlags && configured === "efficient")
-        const finder = query.find !== undefined ? makeFinder({ find: query.find, regex: query.regex === true }) : undefined
+        if (query.ref !== undefined && query.find !== undefined) {
+          return yield* new InvalidRequest({
+            message: "--ref shows one element's part of the snapshot, and --find searches the whole of it: pass one of them"
+          })
+        }
+        const finder = query.ref !== undefined
+          ? refFinder(query.ref)
+          : query.find !== undefined
+          ? makeFinder({ find: query.find, regex: query.regex === true })
+          : undefined
         if (finder !== undefined && "invalid" in finder) return yield* new InvalidRequest({ message: finder.invalid })
         if (finder !== undefined && query.diff === true) {
           return yield* new InvalidRequest({
-            message: "--find answers only the lines it finds, and --diff only the lines that changed: pass one of them"
+            message: `${query.ref !== undefined ? "--ref answers one element's part" : "--find answers only the lines it finds"}, ` +
+              "and --diff only the lines that changed: pass one of them"
           })
+        }
+        if (query.ref !== undefined && format === "aria") {
+          return yield* new InvalidRequest({ message: "--ref needs a snapshot with refs: an aria snapshot has none (use --format ai or role)" })
         }
         if (finder === undefined && query.regex === true) {
           return yield* new InvalidRequest({ message: "--regex says how to read --find: give --find <pattern> too" })
@@ -178,7 +191,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           })
         }
         const { page, tab, target } = yield* timed("tab")(pageOf(query.profile, query.targetId))
-        return yield* dialogs.refusedIfHeld(tab)(turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
+        const taken = yield* dialogs.refusedIfHeld(tab)(turns.lookingIn(tab)(snapshotOf(target.targetId, tab, page, {
           format,
           limit: query.limit,
           interactive: query.interactive === true,
@@ -192,6 +205,13 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           diff: query.diff === true,
           find: finder
         })))
+        if (query.ref !== undefined && taken.found !== undefined && taken.found.matches === 0) {
+          return yield* new NotFound({
+            message: `ref ${query.ref} is not in the page's snapshot now (the element went, or the page changed since the ` +
+              "snapshot that showed it): take a fresh snapshot (`svc browser snapshot`) and use a ref from it"
+          })
+        }
+        return taken
       })
 
     const snapshotOf = (

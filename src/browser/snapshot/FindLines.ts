@@ -17,6 +17,8 @@ export interface FindQuery {
 /** A search ready to run over lines. */
 export interface Finder {
   readonly test: (line: string) => boolean
+  /** How many lines of a match's own content are shown (default CONTENT_LINES): all of them for an element's part. */
+  readonly contentLines?: number | undefined
 }
 
 /** Lines of a match's own content shown after it (its first children: a link's /url, a cell's text). */
@@ -51,6 +53,12 @@ export const makeFinder = (q: FindQuery): Finder | { readonly invalid: string } 
     }
   }
 }
+
+/** The line of one ref, shown with all that is in it: an element's part of the whole snapshot. */
+export const refFinder = (ref: string): Finder => ({
+  test: (line) => refOfLine(line) === ref,
+  contentLines: Number.POSITIVE_INFINITY
+})
 
 export interface Found {
   /** The matching lines, each under its path, under the character cap (a cut ends with a notice). */
@@ -90,7 +98,8 @@ export const findLines = (snapshot: string, finder: Finder, limit: number): Foun
       }
     }
     const content: Array<number> = []
-    for (let i = m + 1; i < lines.length && content.length < CONTENT_LINES && indents[i]! > indents[m]!; i++) content.push(i)
+    const most = finder.contentLines ?? CONTENT_LINES
+    for (let i = m + 1; i < lines.length && content.length < most && indents[i]! > indents[m]!; i++) content.push(i)
     // A line taken for an earlier match (a shared path) is not repeated; the rest come after it in the snapshot.
     const group = [...path.reverse(), m, ...content].filter((i) => !taken.has(i))
     const size = group.reduce((n, i) => n + lines[i]!.length + 1, 0)

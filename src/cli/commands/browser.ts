@@ -212,6 +212,10 @@ const snapshot = Command.make(
       Options.optional
     ),
     regex: flag("regex", "--find is a regular expression (`error|warning`, or `/error/i` with flags)"),
+    ref: Options.text("ref").pipe(
+      Options.withDescription("only this element (a ref from an earlier snapshot) and what is in it, under its path; its refs stay the page's"),
+      Options.optional
+    ),
     targetId: targetIdOption
   },
   (args) =>
@@ -235,7 +239,8 @@ const snapshot = Command.make(
             ...(args.boxes ? { boxes: true } : {}),
             ...(args.diff ? { diff: true } : {}),
             ...given("find", args.find),
-            ...(args.regex ? { regex: true } : {})
+            ...(args.regex ? { regex: true } : {}),
+            ...given("ref", args.ref)
           }
         }),
       (r) => {

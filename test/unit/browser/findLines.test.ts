@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type Finder, findLines, makeFinder } from "../../../src/browser/snapshot/FindLines.js"
+import { type Finder, findLines, makeFinder, refFinder } from "../../../src/browser/snapshot/FindLines.js"
 
 const snapshot = [
   "- banner [ref=1]:",
@@ -88,5 +88,28 @@ describe("findLines", () => {
   it("answers nothing for no match, and for an empty snapshot", () => {
     expect(findLines(snapshot, finder("banana"), 10_000)).toEqual({ text: "", matches: 0, shown: 0, refs: [] })
     expect(findLines("", finder("x"), 10_000)).toEqual({ text: "", matches: 0, shown: 0, refs: [] })
+  })
+})
+
+describe("refFinder", () => {
+  const snapshot = [
+    "- main [ref=1]:",
+    "  - list [ref=2]:",
+    "    - listitem [ref=3]:",
+    "      - link \"One\" [ref=4]:",
+    "        - /url: /one",
+    "    - listitem [ref=5]: Two",
+    "  - button \"After\" [ref=6]"
+  ].join("\n")
+
+  it("shows the element of the ref with all that is in it, under its path", () => {
+    const found = findLines(snapshot, refFinder("2"), 10_000)
+    expect(found.text).toBe(snapshot.split("\n").slice(0, 6).join("\n"))
+    expect(found).toMatchObject({ matches: 1, shown: 1, refs: ["1", "2", "3", "4", "5"] })
+  })
+
+  it("matches the ref exactly, and finds nothing for a ref not there", () => {
+    expect(findLines(snapshot, refFinder("4"), 10_000).text).toBe(snapshot.split("\n").slice(0, 5).join("\n"))
+    expect(findLines(snapshot, refFinder("40"), 10_000).matches).toBe(0)
   })
 })
