@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { Cause, Effect, Option, type ParseResult } from "effect"
 import { ControlApi } from "../api/ControlApi.js"
 import { redactSecrets } from "../domain/redact.js"
+import { issuesByField } from "../platform/decodeIssues.js"
 
 // A request the control API's schema refuses is answered 400 `HttpApiDecodeError`, as @effect/platform
 // does, but with a message an agent can act on in one line: the field and what it takes
@@ -18,13 +19,6 @@ const MAX_MESSAGE_CHARS = 300
 const MAX_PART_CHARS = 260
 
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s)
-
-/** `fields[0].ref`; "" for the request itself. */
-const pathText = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>(
-    (text, key) => typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`,
-    ""
-  )
 
 const EXPECTED_ACTUAL = /^Expected ([\s\S]+), actual ([\s\S]+)$/
 
@@ -92,21 +86,9 @@ export const shortenDecodeIssues = (issues: ReadonlyArray<DecodeIssue>): {
   readonly message: string
   readonly issues: ReadonlyArray<DecodeIssue>
 } => {
-  const byPath = new Map<string, { path: DecodeIssue["path"]; tag: DecodeIssue["_tag"]; messages: Array<string> }>()
-  for (const issue of issues) {
-    const key = pathText(issue.path)
-    const entry = byPath.get(key)
-    if (entry === undefined) byPath.set(key, { path: issue.path, tag: issue._tag, messages: [issue.message] })
-    else entry.messages.push(issue.message)
-  }
-  // An optional field whose value fails deeper (`headers[0]: …`) also fails its union's `undefined` at the
-  // field itself, which says nothing: that one is left out when the deeper one is there.
-  for (const [key, e] of [...byPath]) {
-    const deeper = [...byPath.keys()].some((k) => k !== key && (key === "" || k.startsWith(`${key}[`) || k.startsWith(`${key}.`)))
-    if (deeper && describeField(e.messages).startsWith("expected nothing here")) byPath.delete(key)
-  }
+  const byPath = issuesByField(issues)
   const fields = [...byPath].slice(0, MAX_FIELDS)
-  const shown = fields.map(([key, e]) => ({ key, path: e.path, tag: e.tag, text: describeField(e.messages) }) as const)
+  const shown = fields.map(([key, e]) => ({ key, path: e.first.path, tag: e.first._tag, text: describeField(e.messages) }) as const)
   const more = byPath.size - shown.length
   // A message that already names its field (`to must not be empty`) is not prefixed with it again.
   const parts = shown.map((f) =>

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import type { ActRequest } from "../domain/browser.js"
 import { waitedFor } from "../client/waited.js"
+import { droppedWhat } from "../client/dropped.js"
 import { foundHeading } from "../client/found.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
@@ -279,10 +280,7 @@ export const drop = defineTool({
           ...(input.paths !== undefined ? { paths: input.paths } : {}),
           ...(input.data !== undefined ? { data: input.data } : {})
         },
-        `Dropped ${[
-          ...(input.paths !== undefined && input.paths.length > 0 ? [`${input.paths.length} file(s)`] : []),
-          ...(input.data !== undefined && Object.keys(input.data).length > 0 ? [Object.keys(input.data).join(", ")] : [])
-        ].join(" and ") || "nothing"} onto ${elementName(ref, input.element)}`,
+        `Dropped ${droppedWhat(input.paths, input.data)} onto ${elementName(ref, input.element)}`,
         input.snapshot
       ))
 })

@@ -38,7 +38,7 @@ import { pageCall } from "./PageCall.js"
 // a password) and reported by the next emulation call of the profile. Letting go of the profile's browser
 // (stop, delete) forgets everything about it; a closed tab's settings are forgotten.
 
-export type { ColorScheme, Credentials, DeviceInfo, Geolocation } from "./emulationInput.js"
+export type { Credentials, DeviceInfo, Geolocation } from "./emulationInput.js"
 
 export type Scope = "tab" | "profile"
 

@@ -297,12 +297,11 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       }).pipe(Effect.withSpan("Files.waitForDownload"))
 
     /**
-     * Puts `bytes` at `dest` (confined to `root`, the downloads root unless told; checked not taken), whole or not
-     * at all, owner-only, never over a file that appeared since.
+     * Puts `bytes` at `dest` (confined to `root`, the downloads root unless told), whole or not at all, owner-only,
+     * never over an existing file (placeNew refuses one, 409).
      */
     const placeFile = (dest: string, bytes: Uint8Array, root?: string) =>
       Effect.gen(function*() {
-        yield* notTaken(dest)
         yield* placeNew(dest, root ?? (yield* safe.roots).downloads, (tmp) =>
           Effect.tryPromise({ try: () => fs.writeFile(tmp, bytes, { mode: 0o600, flag: "wx" }), catch: internal(`cannot write ${tmp}`) }))
         return dest

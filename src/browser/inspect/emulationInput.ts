@@ -7,8 +7,6 @@ import { AUTOMATION_UNAVAILABLE_MESSAGE } from "../pages/Playwright.js"
 // What a user may ask to emulate, checked and put in canonical form before anything is sent to the browser:
 // time zones, locales, headers, origins, positions, and the automation library's device presets.
 
-export type ColorScheme = "dark" | "light" | "no-preference" | "none"
-
 export interface Geolocation {
   readonly latitude: number
   readonly longitude: number

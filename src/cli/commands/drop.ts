@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
+import { droppedWhat } from "../../client/dropped.js"
 import { act, after, done, targetIdOption, timeoutOption, withTimeout } from "./act.js"
 import { CliFailure, commonOptions } from "./shared.js"
 
@@ -43,10 +44,7 @@ export const dropCommand = Command.make(
           ...(entries.length > 0 ? { data } : {}),
           ...withTimeout(args.timeout)
         },
-        done(`dropped ${[
-          ...(args.paths.length > 0 ? [`${args.paths.length} file(s)`] : []),
-          ...(entries.length > 0 ? [Object.keys(data).join(", ")] : [])
-        ].join(" and ")} onto ${args.ref}`)
+        done(`dropped ${droppedWhat(args.paths, data)} onto ${args.ref}`)
       )
     })
 ).pipe(Command.withDescription("drop files (from the uploads root) or data onto <ref>, as if dragged in from outside the page"))
