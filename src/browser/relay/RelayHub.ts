@@ -77,6 +77,8 @@ export class RelayHub {
   private nextRequest = 1
   private nextSession = 1
   private grace: NodeJS.Timeout | undefined
+  /** The connected extension's hello was logged (a replacing connection logs its own line instead). */
+  private greeted = true
   private readonly attachWaitMs: number
   private readonly commandTimeoutMs: number
   private readonly graceMs: number
@@ -142,7 +144,7 @@ export class RelayHub {
       old.close(4000, "a newer connection of the svc relay extension replaced this one")
       this.log("relay: a newer extension connection replaced the older one")
     } else {
-      this.log("relay: the extension connected")
+      this.greeted = false
     }
     this.toExtension({ type: "clients", count: this.clients.size })
   }
@@ -177,6 +179,10 @@ export class RelayHub {
         const listed = new Set(m.tabs.map((t) => t.tabId))
         for (const tabId of [...this.tabs.keys()]) if (!listed.has(tabId)) this.removeTab(tabId)
         for (const t of m.tabs) this.upsertTab(t)
+        // Said once the extension's tabs are known (not when its socket opens), so what follows the line
+        // sees them as the extension has them.
+        if (!this.greeted) this.log(`relay: the extension connected, sharing ${m.tabs.length} tab(s)`)
+        this.greeted = true
         return
       }
       case "tab":
@@ -236,15 +242,18 @@ export class RelayHub {
     const tab = { ...info, targetId: info.targetId, epoch: missedNavigation ? `${info.epoch}~` : info.epoch }
     this.tabs.set(info.tabId, tab)
     this.byTarget.set(info.targetId, info.tabId)
+    // Sessions of another attachment end now, even while the tab waits to be attached again (a worker the
+    // browser restarted has none yet): whatever attaches next is new, so a client's next command goes to the
+    // fresh session it will be given instead of waiting on one that is bound to end.
+    const stale = [...(this.tabSessions.get(tab.tabId) ?? [])].filter((s) => s.epoch !== tab.epoch)
+    for (const s of stale) {
+      if (s.client.implicit !== s.id) this.dropSession(s, true)
+      else if (tab.attached) s.epoch = tab.epoch! // a page socket stays on its tab
+    }
+    if (stale.length > 0) {
+      for (const [child, tabId] of this.childSessions) if (tabId === tab.tabId) this.childSessions.delete(child)
+    }
     if (tab.attached) {
-      const stale = [...(this.tabSessions.get(tab.tabId) ?? [])].filter((s) => s.epoch !== tab.epoch)
-      for (const s of stale) {
-        if (s.client.implicit === s.id) s.epoch = tab.epoch! // a page socket stays on its tab
-        else this.dropSession(s, true)
-      }
-      if (stale.length > 0) {
-        for (const [child, tabId] of this.childSessions) if (tabId === tab.tabId) this.childSessions.delete(child)
-      }
       for (const client of this.clients) {
         if (client.autoAttach && !this.hasSession(client, tab.tabId)) this.attachClient(client, tab)
       }

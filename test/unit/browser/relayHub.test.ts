@@ -152,4 +152,40 @@ describe("relay target bookkeeping", () => {
     hub.extensionMessage(ext.peer, JSON.stringify({ type: "tabGone", tabId: 7 }))
     expect(hub.targetInfos()).toHaveLength(1)
   })
+
+  it("a worker that comes back unattached ends the old sessions at once; the next attachment gets a new one", async () => {
+    const lines: Array<string> = []
+    const hub = new RelayHub({ attachWaitMs: 5_000, graceMs: 5_000, log: (l) => void lines.push(l) })
+    const ext = peer()
+    hub.connectExtension(ext.peer)
+    expect(lines).toEqual([])
+    hub.extensionMessage(ext.peer, JSON.stringify({ type: "hello", version: "1", product: "Chrome/1", userAgent: "UA", tabs: [tab()] }))
+    expect(lines).toEqual(["relay: the extension connected, sharing 1 tab(s)"])
+    const cdp = peer()
+    const client = hub.connectClient(cdp.peer)!
+    hub.clientMessage(client, JSON.stringify({ id: 1, method: "Target.setAutoAttach", params: { autoAttach: true, flatten: true } }))
+    await flush()
+    const first = cdp.sent.find((m) => m.method === "Target.attachedToTarget").params.sessionId
+
+    // The browser stopped the worker: its socket closes, a new worker connects with the tab not attached yet.
+    hub.extensionClosed(ext.peer)
+    const worker = peer()
+    hub.connectExtension(worker.peer)
+    hub.extensionMessage(worker.peer, JSON.stringify({
+      type: "hello", version: "1", product: "Chrome/1", userAgent: "UA", tabs: [tab({ attached: false, epoch: null as never })]
+    }))
+    expect(cdp.sent.at(-1)).toEqual({ method: "Target.detachedFromTarget", params: { sessionId: first, targetId: "T7" } })
+    // A command on the old session fails at once instead of waiting for an attachment that would end it.
+    const t0 = Date.now()
+    hub.clientMessage(client, JSON.stringify({ id: 2, method: "Runtime.evaluate", params: {}, sessionId: first }))
+    await flush()
+    expect(cdp.sent.at(-1)).toMatchObject({ id: 2, error: { message: expect.stringMatching(/not found/) } })
+    expect(Date.now() - t0).toBeLessThan(1_000)
+    expect(hub.targetInfos()).toHaveLength(1)
+    hub.extensionMessage(worker.peer, JSON.stringify({ type: "tab", tab: tab({ epoch: "e2" }) }))
+    const attached = cdp.sent.filter((m) => m.method === "Target.attachedToTarget")
+    expect(attached).toHaveLength(2)
+    expect(attached[1].params.sessionId).not.toBe(first)
+    expect(lines.filter((l) => /extension connected/.test(l))).toHaveLength(2)
+  })
 })
