@@ -214,6 +214,9 @@ export class StateGroup extends HttpApiGroup.make("state")
   )
   .add(HttpApiEndpoint.post("media", "/set/media").setUrlParams(ProfileQuery).setPayload(S.MediaRequest).addSuccess(S.DoneResult))
   .add(
+    HttpApiEndpoint.post("throttle", "/set/throttle").setUrlParams(ProfileQuery).setPayload(S.ThrottleRequest).addSuccess(S.DoneResult)
+  )
+  .add(
     HttpApiEndpoint.post("timezone", "/set/timezone").setUrlParams(ProfileQuery).setPayload(S.TimezoneRequest).addSuccess(S.DoneResult)
   )
   .add(HttpApiEndpoint.post("locale", "/set/locale").setUrlParams(ProfileQuery).setPayload(S.LocaleRequest).addSuccess(S.DoneResult))

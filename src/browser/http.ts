@@ -103,6 +103,7 @@ const StateHandlers = HttpApiBuilder.group(BrowserApi, "state", (handlers) =>
       .handle("credentials", ({ payload, urlParams }) => inspector.credentials(urlParams.profile, payload))
       .handle("geolocation", ({ payload, urlParams }) => inspector.geolocation(urlParams.profile, payload))
       .handle("media", ({ payload, urlParams }) => inspector.media(urlParams.profile, payload))
+      .handle("throttle", ({ payload, urlParams }) => inspector.throttle(urlParams.profile, payload))
       .handle("timezone", ({ payload, urlParams }) => inspector.timezone(urlParams.profile, payload))
       .handle("locale", ({ payload, urlParams }) => inspector.locale(urlParams.profile, payload))
       .handle("device", ({ payload, urlParams }) => inspector.device(urlParams.profile, payload))

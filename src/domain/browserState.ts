@@ -242,6 +242,23 @@ export const MediaRequest = Schema.Struct({
   type: Schema.optional(Schema.Literal("screen", "print", "none"))
 })
 export type MediaRequest = typeof MediaRequest.Type
+/** Network presets, after the browser's developer tools' own. */
+export const NetworkPreset = Schema.Literal("slow-3g", "fast-3g", "slow-4g", "fast-4g", "none")
+export type NetworkPreset = typeof NetworkPreset.Type
+/**
+ * A slower network and CPU for the tab, each until changed: `network` a preset ("none": the full speed
+ * again); `latencyMs`, `downloadKbps`, `uploadKbps` set those parts (over the preset, if one is given);
+ * `cpu` how many times slower the CPU is (1: its own speed). At least one.
+ */
+export const ThrottleRequest = Schema.Struct({
+  ...tab,
+  network: Schema.optional(NetworkPreset),
+  latencyMs: Schema.optional(Schema.Number.pipe(Schema.between(0, 60_000))),
+  downloadKbps: Schema.optional(Schema.Number.pipe(Schema.positive(), Schema.lessThanOrEqualTo(10_000_000))),
+  uploadKbps: Schema.optional(Schema.Number.pipe(Schema.positive(), Schema.lessThanOrEqualTo(10_000_000))),
+  cpu: Schema.optional(Schema.Number.pipe(Schema.between(1, 20)))
+})
+export type ThrottleRequest = typeof ThrottleRequest.Type
 export const TimezoneRequest = Schema.Struct({ ...tab, timezone: Schema.String.pipe(Schema.minLength(1)) })
 export const LocaleRequest = Schema.Struct({ ...tab, locale: Schema.String.pipe(Schema.minLength(1)) })
 export const DeviceRequest = Schema.Struct({ ...tab, name: Schema.String.pipe(Schema.minLength(1)) })

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { NetworkPreset } from "./browserState.js"
 
 // The agent tool named `browser`, as a model sees it: one flat object whose `action` says what to do and
 // whose other properties are that action's parameters. Flat on purpose: some model APIs refuse a tool
@@ -156,7 +157,9 @@ export const BrowserToolParams = Schema.Struct({
   width: opt(Schema.Int, "emulate: viewport width"),
   height: opt(Schema.Int, "emulate: viewport height"),
   latitude: opt(Schema.Number, "emulate: geolocation latitude"),
-  longitude: opt(Schema.Number, "emulate: geolocation longitude")
+  longitude: opt(Schema.Number, "emulate: geolocation longitude"),
+  network: opt(NetworkPreset, "emulate: a slower network (a preset; none: full speed)"),
+  cpu: opt(Schema.Number, "emulate: how many times slower the CPU runs, 1 to 20 (1: its own speed)")
 }).annotations({
   identifier: "browser",
   description: "Drive a web browser: tabs, snapshots with refs, actions by ref, screenshots, and the page's console, " +

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { loadedStateLine, savedStateLine } from "../client/storageState.js"
+import { NetworkPreset } from "../domain/browserState.js"
 import { defineTool, field, optionalField } from "./tool.js"
 
 // svc's own tools beyond Playwright MCP's set: the browser and its profiles, the viewport, cookies, web
@@ -192,6 +193,24 @@ export const emulateMedia = defineTool({
     }
     return env.client.state.media({ urlParams: env.query, payload }).pipe(Effect.map((r) => r.done))
   }
+})
+
+export const throttle = defineTool({
+  name: "browser_throttle",
+  title: "Throttle network and CPU",
+  description: "Slow the tab's network and CPU, to see a page as it loads on a phone or a slow connection: a network " +
+    "preset (slow-3g, fast-3g, slow-4g, fast-4g; none: full speed), or latencyMs, downloadKbps, uploadKbps by hand, " +
+    "and cpu (how many times slower, 1 to 20; 1: its own speed). What is left out stays as it is.",
+  input: Schema.Struct({
+    network: optionalField(NetworkPreset, "a network preset, or none for the full speed"),
+    latencyMs: optionalField(Schema.Number.pipe(Schema.between(0, 60_000)), "milliseconds added to each request"),
+    downloadKbps: optionalField(Schema.Number.pipe(Schema.positive()), "download bandwidth in kbit/s"),
+    uploadKbps: optionalField(Schema.Number.pipe(Schema.positive()), "upload bandwidth in kbit/s"),
+    cpu: optionalField(Schema.Number.pipe(Schema.between(1, 20)), "how many times slower the CPU runs (1: its own speed)")
+  }),
+  readOnly: false,
+  idempotent: true,
+  run: (input, env) => env.client.state.throttle({ urlParams: env.query, payload: input }).pipe(Effect.map((r) => r.done))
 })
 
 export const emulate = defineTool({

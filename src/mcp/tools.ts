@@ -55,6 +55,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   S.emulate,
   S.networkState,
   S.emulateMedia,
+  S.throttle,
   S.download,
   browserTool
 ]

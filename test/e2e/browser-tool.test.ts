@@ -149,6 +149,13 @@ describe("the browser tool", () => {
     }
   }, 60_000)
 
+  it("emulate slows the tab's CPU and network and gives the speed back", async () => {
+    await call({ action: "navigate", url: pages.url("/tool") })
+    expect(text(await call({ action: "emulate", network: "slow-4g", cpu: 4 })))
+      .toBe("network slow-4g (562.5 ms latency, 1440 kbit/s down, 675 kbit/s up), CPU 4x slower (this tab)")
+    expect(text(await call({ action: "emulate", network: "none", cpu: 1 }))).toBe("network at full speed, CPU at its own speed (this tab)")
+  })
+
   it("bad arguments are errors naming the argument", async () => {
     const wrongType = await call({ action: "snapshot", limit: "many" })
     expect(wrongType.isError).toBe(true)

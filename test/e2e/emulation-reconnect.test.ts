@@ -205,6 +205,22 @@ describe("emulation survives a re-made connection to the browser", () => {
     expect(await evaluate("() => navigator.onLine", targetId)).toBe(true)
   })
 
+  it("a throttled tab is throttled again after a drop, and offline still cuts it off", async () => {
+    const { targetId } = await json("browser", "open", `${site}/`)
+    const fetchMs = () => evaluate(`async () => { const t0 = performance.now(); try { await fetch('${site}/echo?' + Math.random()) } ` +
+      "catch { return 'failed' } return performance.now() - t0 }", targetId)
+    await ok("browser", "set", "throttle", "--latency", "1200", "--target-id", targetId)
+    await dropConnection()
+    expect(await fetchMs()).toBeGreaterThanOrEqual(1_100)
+    await ok("browser", "set", "offline", "on", "--target-id", targetId)
+    await dropConnection()
+    expect(await fetchMs()).toBe("failed")
+    await ok("browser", "set", "offline", "off", "--target-id", targetId)
+    expect(await fetchMs()).toBeGreaterThanOrEqual(1_100)
+    await ok("browser", "set", "throttle", "none", "--target-id", targetId)
+    expect(await fetchMs()).toBeLessThan(700)
+  })
+
   it("offline stays on through back and forward (a history step keeps the page's sessions)", async () => {
     const { targetId } = await json("browser", "open", `${site}/`)
     // Entries of one document: no load, no back/forward cache, only the history step itself.

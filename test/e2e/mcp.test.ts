@@ -177,6 +177,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_emulate",
         "browser_network_state_set",
         "browser_emulate_media",
+        "browser_throttle",
         "browser_download",
         "browser_trace",
         "browser_profiles"
@@ -574,6 +575,19 @@ describe("svc mcp with no gateway running", () => {
     expect(await read("/api/items")).toBe('"failed"')
     expect(textOf(await session.call("browser_network_state_set", { state: "online" }))).toMatch(/^online/)
     expect(await read("/api/items")).toContain("items")
+    // A slower network and CPU, as chrome-devtools-mcp's emulate gives them, and the full speed back.
+    expect(textOf(await session.call("browser_throttle", { network: "fast-4g", latencyMs: 1200, cpu: 2 }))).toBe(
+      "network throttled (1200 ms latency, 8100 kbit/s down, 1350 kbit/s up), CPU 2x slower (this tab)"
+    )
+    const timed = async () => JSON.parse(textOf(await session.call("browser_evaluate", {
+      function: "async () => { const t0 = performance.now(); await fetch('/api/items?' + Math.random()); return performance.now() - t0 }"
+    }))) as number
+    expect(await timed()).toBeGreaterThanOrEqual(1_100)
+    expect(textOf(await session.call("browser_throttle", { network: "none", cpu: 1 }))).toBe("network at full speed, CPU at its own speed (this tab)")
+    expect(await timed()).toBeLessThan(700)
+    const bad = await session.call("browser_throttle", { cpu: 40 })
+    expect(bad.isError).toBe(true)
+    expect(textOf(bad)).toContain("cpu")
   })
 
   it("reads cookies and local storage without being told to get", async () => {

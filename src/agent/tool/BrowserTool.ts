@@ -357,8 +357,14 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       if (p.latitude !== undefined || p.longitude !== undefined) {
         done.push((yield* client.state.geolocation({ urlParams: q, payload: { ...tab, latitude: p.latitude, longitude: p.longitude } })).done)
       }
+      if (p.network !== undefined || p.cpu !== undefined) {
+        done.push((yield* client.state.throttle({ urlParams: q, payload: { ...tab, network: p.network, cpu: p.cpu } })).done)
+      }
       if (done.length === 0) {
-        return errorResult("action emulate needs at least one of offline, media, timezone, locale, name (a device), width and height, latitude and longitude")
+        return errorResult(
+          "action emulate needs at least one of offline, media, timezone, locale, name (a device), width and height, " +
+            "latitude and longitude, network, cpu"
+        )
       }
       return textResult(done.join("\n"))
     })

@@ -1,12 +1,26 @@
 import { Duration, Effect, Either, Runtime } from "effect"
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
-import type { MediaRequest } from "../../domain/browserState.js"
+import type { MediaRequest, ThrottleRequest } from "../../domain/browserState.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import type { TabRef } from "../act/Refs.js"
 import { checkViewport } from "../act/inputs.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { errorText } from "../pages/promises.js"
-import { applyProfile, applyTab, geolocationOf, type Lost, mediaOptions, scrub, secretsOf, type Send, sendMetrics, sendTouch, sendUserAgent } from "./emulationApply.js"
+import {
+  applyProfile,
+  applyTab,
+  geolocationOf,
+  type Lost,
+  mediaOptions,
+  scrub,
+  secretsOf,
+  type Send,
+  sendCpu,
+  sendMetrics,
+  sendNetwork,
+  sendTouch,
+  sendUserAgent
+} from "./emulationApply.js"
 import {
   checkGeolocation,
   checkHeaders,
@@ -22,6 +36,7 @@ import {
 } from "./emulationInput.js"
 import { makeEmulationSettings, type ProfileSettings, type TabSettings, without } from "./EmulationSettings.js"
 import { pageCall } from "./PageCall.js"
+import { asksAnything, nextThrottle, type Throttle } from "./throttle.js"
 
 // Emulated conditions of a tab or of the whole profile.
 //
@@ -29,7 +44,7 @@ import { pageCall } from "./PageCall.js"
 // opened later get them too): offline, extra headers, HTTP credentials, geolocation (with its permission).
 // Per tab: media (the library's emulateMedia), and over a CDP session of our own that stays attached to the
 // tab (an Emulation override lasts only as long as the session that set it): timezone, locale, device
-// (user agent, metrics, touch) and viewport.
+// (user agent, metrics, touch), viewport, and network and CPU throttling.
 //
 // What was set is remembered (EmulationSettings) by profile and by tab (profile + targetId), not by page
 // object: when the library's connection is re-made (a dropped websocket), the new connection's contexts
@@ -146,7 +161,7 @@ const makeEmulation = Effect.gen(function*() {
       Effect.gen(function*() {
         const settings = store.tab(tab)
         if (settings === undefined) return
-        const lost = yield* applyTab(page, sendOn(page), settings)
+        const lost = yield* applyTab(page, sendOn(page), settings, store.profile(tab.profile)?.offline === true)
         // A page closed meanwhile (the tab, or the whole connection dropping again) has lost nothing.
         if (lost.length === 0 || page.isClosed()) return
         const now = store.tab(tab)
@@ -263,6 +278,11 @@ const makeEmulation = Effect.gen(function*() {
   const offline = (page: Page, on: boolean) =>
     Effect.gen(function*() {
       yield* pageCall("set offline", () => page.context().setOffline(on))
+      // A throttled tab's conditions hide the library's: they are sent again with the new state.
+      for (const other of page.context().pages()) {
+        const settings = tabSettings(other)
+        if (settings.network !== undefined && !other.isClosed()) yield* sendNetwork(sendOn(other), settings, on, "set offline")
+      }
       return applied("profile", on, keepProfile(page, (s) => ({ ...s, offline: on ? true : undefined })))
     })
 
@@ -420,7 +440,27 @@ const makeEmulation = Effect.gen(function*() {
       return applied("tab", size, keepTab(page, next))
     })
 
-  return { offline, headers, credentials, geolocation, media, timezone, locale, device, viewport } as const
+  /** A slower network and CPU for the tab; what the request does not mention stays as it is. */
+  const throttle = (page: Page, r: ThrottleRequest) =>
+    Effect.gen(function*() {
+      if (!asksAnything(r)) {
+        return yield* new InvalidRequest({
+          message: "set throttle: give a network preset (slow-3g, fast-3g, slow-4g, fast-4g, or none for the full " +
+            "speed), latencyMs, downloadKbps or uploadKbps, or cpu (how many times slower, 1 to 20; 1: its own speed)"
+        })
+      }
+      const was = tabSettings(page)
+      const t = nextThrottle(was, r)
+      const next: TabSettings = { ...was, network: t.network, cpuRate: t.cpuRate }
+      const send = sendOn(page)
+      const tab = tabOf.get(page)
+      const offline = tab !== undefined && store.profile(tab.profile)?.offline === true
+      if (next.network !== was.network) yield* sendNetwork(send, next, offline, "set throttle")
+      if (next.cpuRate !== was.cpuRate) yield* sendCpu(send, next, "set throttle")
+      return applied<Throttle>("tab", t, keepTab(page, next))
+    })
+
+  return { offline, headers, credentials, geolocation, media, timezone, locale, device, viewport, throttle } as const
 })
 
 /**

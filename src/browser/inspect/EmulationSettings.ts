@@ -1,6 +1,7 @@
 import type { TabRef } from "../act/Refs.js"
 import { tabKey } from "../pages/PageRegistry.js"
 import type { Credentials, Geolocation } from "./emulationInput.js"
+import type { NetworkThrottle } from "./throttle.js"
 
 // What a user asked to emulate, kept apart from the page objects and CDP sessions it was applied through, so
 // it can be applied again when those are replaced (a re-made connection to the browser). Tab settings are
@@ -31,6 +32,9 @@ export interface TabSettings {
   readonly mobile?: boolean | undefined
   readonly touch?: boolean | undefined
   readonly size?: { readonly width: number; readonly height: number } | undefined
+  /** A slower network for the tab (sent with the profile's offline state, which it would otherwise hide). */
+  readonly network?: NetworkThrottle | undefined
+  readonly cpuRate?: number | undefined
 }
 
 export const MAX_EMULATED_TABS = 256

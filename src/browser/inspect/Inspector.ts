@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { MediaRequest } from "../../domain/browserState.js"
+import type { MediaRequest, ThrottleRequest } from "../../domain/browserState.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { BrowserState } from "./BrowserState.js"
 import { Dialogs } from "./Dialogs.js"
@@ -9,6 +9,7 @@ import { HeldChoosers } from "./HeldChoosers.js"
 import { Observe } from "./Observe.js"
 import { Refs } from "../act/Refs.js"
 import { SafePaths } from "./SafePaths.js"
+import { throttleText } from "./throttle.js"
 import { TabPages } from "../pages/TabPages.js"
 
 type Tab = { readonly profile?: string | undefined; readonly targetId?: string | undefined }
@@ -307,6 +308,8 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
           ),
       media: (p: string | undefined, r: Tab & MediaRequest) =>
         emulate(p, r.targetId, (page) => emulation.media(page, r), (a) => `${mediaDone(r)} (${scope(a.scope)})`),
+      throttle: (p: string | undefined, r: Tab & ThrottleRequest) =>
+        emulate(p, r.targetId, (page) => emulation.throttle(page, r), (a) => `${throttleText(a.value)} (${scope(a.scope)})`),
       timezone: (p: string | undefined, r: Tab & { timezone: string }) =>
         emulate(p, r.targetId, (page) => emulation.timezone(page, r.timezone), (a) =>
           `time zone ${a.value ?? "the browser's own (emulation removed)"} (${scope(a.scope)})`),

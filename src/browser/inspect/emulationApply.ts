@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
 import type { ProfileSettings, TabSettings } from "./EmulationSettings.js"
 import { pageCall, type PageCallError } from "./PageCall.js"
+import { networkConditions } from "./throttle.js"
 
 // Putting settings on the browser: the pieces a setter sends, and all of a tab's or a profile's settings at
 // once on a page object or context that has none of them yet (after the connection was re-made).
@@ -43,6 +44,16 @@ export const sendTouch = (send: Send, s: TabSettings, what: string) =>
     ? Effect.void
     : send(what, "Emulation.setTouchEmulationEnabled", { enabled: s.touch, ...(s.touch ? { maxTouchPoints: 5 } : {}) })
 
+/**
+ * The tab's network throttle (or none), with the profile's offline state: conditions this session sets take
+ * the place of the library's (its offline switch) while they throttle, so they carry that state too.
+ */
+export const sendNetwork = (send: Send, s: TabSettings, offline: boolean, what: string) =>
+  send(what, "Network.emulateNetworkConditions", networkConditions(s.network, offline))
+
+export const sendCpu = (send: Send, s: TabSettings, what: string) =>
+  send(what, "Emulation.setCPUThrottlingRate", { rate: s.cpuRate ?? 1 })
+
 interface Part<K> {
   readonly setting: string
   readonly keys: ReadonlyArray<K>
@@ -70,7 +81,7 @@ export const mediaOptions = (s: TabSettings) => ({
 })
 
 /** Every setting of a tab, on a page object (and its own session) that has none of them. */
-export const applyTab = (page: Page, send: Send, s: TabSettings) =>
+export const applyTab = (page: Page, send: Send, s: TabSettings, offline: boolean) =>
   each<keyof TabSettings>([
     s.media !== undefined || s.reducedMotion !== undefined || s.forcedColors !== undefined || s.contrast !== undefined ||
       s.mediaType !== undefined
@@ -92,7 +103,11 @@ export const applyTab = (page: Page, send: Send, s: TabSettings) =>
     s.size !== undefined
       ? { setting: "viewport", keys: ["size", "scale", "mobile"], run: sendMetrics(send, s, WHAT) }
       : undefined,
-    s.touch !== undefined ? { setting: "touch", keys: ["touch"], run: sendTouch(send, s, WHAT) } : undefined
+    s.touch !== undefined ? { setting: "touch", keys: ["touch"], run: sendTouch(send, s, WHAT) } : undefined,
+    s.network !== undefined
+      ? { setting: "network throttle", keys: ["network"], run: sendNetwork(send, s, offline, WHAT) }
+      : undefined,
+    s.cpuRate !== undefined ? { setting: "CPU throttle", keys: ["cpuRate"], run: sendCpu(send, s, WHAT) } : undefined
   ])
 
 /** Every profile-wide setting, on a browser context that has none of them. */

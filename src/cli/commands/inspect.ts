@@ -462,6 +462,38 @@ const setMedia = Command.make(
     )
 ).pipe(Command.withDescription("emulate CSS media features: the colour scheme, --reduced-motion, --forced-colors, --contrast, --type print (none removes one)"))
 
+const setThrottle = Command.make(
+  "throttle",
+  {
+    ...tabOptions,
+    network: Args.choice(
+      [["slow-3g", "slow-3g"], ["fast-3g", "fast-3g"], ["slow-4g", "slow-4g"], ["fast-4g", "fast-4g"], ["none", "none"]] as const,
+      { name: "slow-3g|fast-3g|slow-4g|fast-4g|none" }
+    ).pipe(Args.withDescription("a network preset; none gives the full speed back (and the CPU's, unless --cpu is given)"), Args.optional),
+    latency: Options.float("latency").pipe(Options.withDescription("milliseconds added to each request"), Options.optional),
+    download: Options.float("download").pipe(Options.withDescription("download bandwidth in kbit/s"), Options.optional),
+    upload: Options.float("upload").pipe(Options.withDescription("upload bandwidth in kbit/s"), Options.optional),
+    cpu: Options.float("cpu").pipe(Options.withDescription("how many times slower the CPU runs, 1 to 20 (1: its own speed)"), Options.optional)
+  },
+  (args) =>
+    callControl(
+      args,
+      (c, q) =>
+        c.state.throttle({
+          urlParams: q,
+          payload: {
+            ...given("network", args.network),
+            ...given("latencyMs", args.latency),
+            ...given("downloadKbps", args.download),
+            ...given("uploadKbps", args.upload),
+            ...given("cpu", Option.isNone(args.cpu) && Option.getOrUndefined(args.network) === "none" ? Option.some(1) : args.cpu),
+            ...withTarget(args.targetId)
+          }
+        }),
+      done
+    )
+).pipe(Command.withDescription("slow the tab's network (a preset, or --latency, --download, --upload) and --cpu; none: full speed again"))
+
 const setTimezone = Command.make("timezone", { ...tabOptions, timezone: Args.text({ name: "zone" }).pipe(Args.withDescription("an IANA time zone id, or none")) }, (args) =>
   callControl(args, (c, q) => c.state.timezone({ urlParams: q, payload: { timezone: args.timezone, ...withTarget(args.targetId) } }), done)).pipe(
     Command.withDescription("emulate an IANA time zone, e.g. Europe/Paris (none removes the emulation)")
@@ -493,13 +525,14 @@ const setViewport = Command.make(
 ).pipe(Command.withDescription("set the viewport to <width> <height> CSS pixels"))
 
 const set = Command.make("set").pipe(
-  Command.withDescription("emulation: offline, headers, credentials, geolocation, media, timezone, locale, device, viewport"),
+  Command.withDescription("emulation: offline, headers, credentials, geolocation, media, throttle, timezone, locale, device, viewport"),
   Command.withSubcommands([
     setOffline,
     setHeaders,
     setCredentials,
     setGeolocation,
     setMedia,
+    setThrottle,
     setTimezone,
     setLocale,
     setDevice,
