@@ -219,6 +219,8 @@ export const CredentialsRequest = Schema.Struct({
   ...tab,
   user: Schema.optional(Schema.String),
   pass: Schema.optional(Schema.String),
+  /** Only this origin gets them; any origin that asks when absent. */
+  origin: Schema.optional(Schema.String),
   clear: Schema.optional(Schema.Boolean)
 })
 export const GeolocationRequest = Schema.Struct({

@@ -232,6 +232,20 @@ export const hover = defineTool({
       act(env, { kind: "hover", ref }, `Hovered over ${elementName(ref, input.element)}`, input.snapshot))
 })
 
+export const highlight = defineTool({
+  name: "browser_highlight",
+  title: "Highlight an element",
+  description: "Scroll an element into view and outline it for a moment, so a person watching the browser sees which " +
+    "element a ref is (the outline takes no clicks and leaves the page as it was).",
+  input: Schema.Struct(refFields),
+  readOnly: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      env.client.act.highlight({ urlParams: env.query, payload: { ref } }).pipe(
+        Effect.map((r) => `Highlighted ${elementName(ref, input.element)}: ${r.description}`)
+      ))
+})
+
 export const drag = defineTool({
   name: "browser_drag",
   title: "Drag and drop",

@@ -213,18 +213,35 @@ export const throttle = defineTool({
   run: (input, env) => env.client.state.throttle({ urlParams: env.query, payload: input }).pipe(Effect.map((r) => r.done))
 })
 
+const Geolocation = Schema.Struct({
+  latitude: field(Schema.Number.pipe(Schema.between(-90, 90)), "degrees north"),
+  longitude: field(Schema.Number.pipe(Schema.between(-180, 180)), "degrees east"),
+  accuracy: optionalField(Schema.Number.pipe(Schema.nonNegative()), "in metres")
+})
+const Credentials = Schema.Struct({
+  user: field(Schema.String.pipe(Schema.minLength(1)), "the user name"),
+  pass: field(Schema.String, "the password"),
+  origin: optionalField(Schema.String, "only this origin gets them (any origin that asks, when left out)")
+})
+const SETTINGS = "offline, media, timezone, locale, device, headers, geolocation or credentials"
+
 export const emulate = defineTool({
   name: "browser_emulate",
   title: "Emulation",
-  description: "Change one emulation setting per call: offline, media (colour scheme), timezone, locale or device " +
-    "(a Playwright device name). offline applies to the whole profile, the rest to the tab; each stays until changed. " +
-    "\"none\" (media, timezone, locale, device) stops emulating it: the browser's own comes back.",
+  description: "Change one emulation setting per call: offline, media (colour scheme), timezone, locale, device " +
+    "(a Playwright device name), headers (sent with every request; {} removes them), geolocation (the position the " +
+    "page is told, with its permission) or credentials (HTTP authentication). offline, headers, geolocation and " +
+    "credentials apply to the whole profile, the rest to the tab; each stays until changed. \"none\" stops emulating " +
+    "one: the browser's own comes back.",
   input: Schema.Struct({
     offline: optionalField(Schema.Boolean, "cut the network (true) or restore it"),
     media: optionalField(Schema.Literal("dark", "light", "no-preference", "none"), "prefers-color-scheme (none: stop emulating)"),
     timezone: optionalField(Schema.String.pipe(Schema.minLength(1)), "an IANA time zone, e.g. Europe/Paris (none: stop emulating)"),
     locale: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. fr-FR (none: stop emulating)"),
-    device: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13 (none: stop emulating)")
+    device: optionalField(Schema.String.pipe(Schema.minLength(1)), "e.g. iPhone 13 (none: stop emulating)"),
+    headers: optionalField(Schema.Record({ key: Schema.String, value: Schema.String }), "extra request headers ({}: none)"),
+    geolocation: optionalField(Schema.Union(Geolocation, Schema.Literal("none")), "a position (none: stop emulating)"),
+    credentials: optionalField(Schema.Union(Credentials, Schema.Literal("none")), "HTTP credentials (none: clear them)")
   }),
   readOnly: false,
   idempotent: true,
@@ -233,13 +250,22 @@ export const emulate = defineTool({
     const c = env.client.state
     const given = Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined)
     if (given.length !== 1) {
-      return Effect.fail({ message: `invalid arguments for browser_emulate: give exactly one setting (offline, media, timezone, locale or device), got ${given.length === 0 ? "none" : given.join(", ")}` })
+      return Effect.fail({ message: `invalid arguments for browser_emulate: give exactly one setting (${SETTINGS}), got ${given.length === 0 ? "none" : given.join(", ")}` })
     }
     const done = Effect.map((r: { readonly done: string }) => r.done)
     if (input.offline !== undefined) return c.offline({ urlParams: q, payload: { offline: input.offline } }).pipe(done)
     if (input.media !== undefined) return c.media({ urlParams: q, payload: { media: input.media } }).pipe(done)
     if (input.timezone !== undefined) return c.timezone({ urlParams: q, payload: { timezone: input.timezone } }).pipe(done)
     if (input.locale !== undefined) return c.locale({ urlParams: q, payload: { locale: input.locale } }).pipe(done)
+    if (input.headers !== undefined) return c.headers({ urlParams: q, payload: { headers: input.headers } }).pipe(done)
+    if (input.geolocation !== undefined) {
+      const payload = input.geolocation === "none" ? { clear: true } : input.geolocation
+      return c.geolocation({ urlParams: q, payload }).pipe(done)
+    }
+    if (input.credentials !== undefined) {
+      const payload = input.credentials === "none" ? { clear: true } : input.credentials
+      return c.credentials({ urlParams: q, payload }).pipe(done)
+    }
     return c.device({ urlParams: q, payload: { name: input.device ?? "" } }).pipe(done)
   }
 })

@@ -24,6 +24,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.type,
   B.pressKey,
   B.hover,
+  B.highlight,
   B.drag,
   B.drop,
   B.selectOption,

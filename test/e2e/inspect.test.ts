@@ -71,7 +71,7 @@ describe("inspection, files and state through the gateway", () => {
   const svc = (...args: Array<string>) => gw.svc(...args)
   const json = async (...args: Array<string>) => {
     const r = await svc(...args, "--json")
-    if (r.code !== 0) throw new Error(`svc ${args.join(" ")}: ${r.stderr}`)
+    if (r.code !== 0) throw new Error(`svc ${args.join(" ")}: ${r.stderr}${r.stdout}`)
     return JSON.parse(r.stdout)
   }
   const evaluate = async (fn: string) => (await json("browser", "evaluate", "--fn", fn)).result
@@ -325,6 +325,15 @@ describe("inspection, files and state through the gateway", () => {
     const nav = await json("browser", "navigate", url("/auth"))
     expect(nav.status).toBe(200)
     expect(await evaluate("() => document.body.textContent")).toContain("welcome")
+    // Credentials for one origin only: another site (localhost: the browser has none cached for it) is refused.
+    const other = url("/auth").replace("127.0.0.1", "localhost")
+    expect((await svc("browser", "set", "credentials", "ada", "lovelace", "--origin", base)).stdout.trim())
+      .toBe(`HTTP credentials set for ada on ${base} (every tab of the profile)`)
+    const refused = await svc("browser", "navigate", other)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("net::ERR_INVALID_AUTH_CREDENTIALS (the site asks for HTTP credentials and none were given for it")
+    await svc("browser", "set", "credentials", "ada", "lovelace", "--origin", new URL(other).origin)
+    expect((await json("browser", "navigate", other)).status).toBe(200)
 
     await svc("browser", "navigate", url("/state"))
     await svc("browser", "set", "geolocation", "48.8584", "2.2945", "--origin", base)

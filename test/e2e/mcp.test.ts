@@ -121,6 +121,7 @@ describe("svc mcp with no gateway running", () => {
 
   beforeAll(async () => {
     pages = await servePages({ "/form": form, "/other": other, "/upload": upload, "/dialogs": dialogs, "/greets": greets, "/logs": logs, "/tall": tall, "/pad": pad, "/zone": dropZone,
+      "/headers": (req) => ({ type: "application/json", body: JSON.stringify(req.headers) }),
       "/api/items": { type: "application/json", body: JSON.stringify({ items: ["a", "b"], page: 2 }) }
     })
     stateDir = makeStateDir({ browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } })
@@ -151,6 +152,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_type",
         "browser_press_key",
         "browser_hover",
+        "browser_highlight",
         "browser_drag",
         "browser_drop",
         "browser_select_option",
@@ -371,6 +373,14 @@ describe("svc mcp with no gateway running", () => {
     expect(typo.isError).toBe(true)
     expect(textOf(typo)).toContain(`did you mean ${lonely}?`)
     expect((await session.call("browser_click", { ref: lonely })).isError).toBeFalsy()
+
+    // Highlight: an outline a person watching sees, over the element; the page keeps its own content.
+    const shown = await session.call("browser_highlight", { ref: lonely, element: "the lonely button" })
+    expect(shown.isError, textOf(shown)).toBeFalsy()
+    expect(textOf(shown)).toMatch(/^Highlighted the lonely button \[ref=e\d+\]: button "Lonely"/)
+    expect(textOf(await session.call("browser_evaluate", {
+      function: "() => document.querySelectorAll('[data-svc-highlight]').length"
+    }))).toBe("1")
   })
 
   it("holds a dialog a click opens for browser_handle_dialog, as Playwright MCP does, and refuses the page meanwhile", async () => {
@@ -664,6 +674,27 @@ describe("svc mcp with no gateway running", () => {
     expect(await emulate({ locale: "none" })).toContain("the browser's own")
     expect(await emulate({ timezone: "NONE" })).toContain("the browser's own")
     expect(await read()).toEqual(own)
+
+    // The profile-wide ones: headers, a position, credentials for one origin.
+    const origin = new URL(pages.url("/")).origin
+    const sent = async () => JSON.parse(JSON.parse(textOf(await session.call("browser_evaluate", {
+      function: "() => fetch('/headers').then((r) => r.text())"
+    })))) as Record<string, string>
+    await emulate({ headers: { "X-From-Mcp": "yes" } })
+    expect((await sent())["x-from-mcp"]).toBe("yes")
+    await emulate({ headers: {} })
+    expect((await sent())["x-from-mcp"]).toBeUndefined()
+    expect(await emulate({ geolocation: { latitude: 35.6586, longitude: 139.7454 } })).toBe("geolocation 35.6586, 139.7454 (every tab of the profile)")
+    expect(JSON.parse(textOf(await session.call("browser_evaluate", {
+      function: "() => new Promise((ok, ko) => navigator.geolocation.getCurrentPosition((p) => ok([p.coords.latitude, p.coords.longitude]), (e) => ko(new Error(e.message))))"
+    })))).toEqual([35.6586, 139.7454])
+    expect(await emulate({ geolocation: "none" })).toBe("geolocation cleared")
+    expect(await emulate({ credentials: { user: "ada", pass: "s3cret", origin } }))
+      .toBe(`HTTP credentials set for ada on ${origin} (every tab of the profile)`)
+    expect(await emulate({ credentials: "none" })).toBe("HTTP credentials cleared")
+    const two = await session.call("browser_emulate", { offline: false, headers: {} })
+    expect(two.isError).toBe(true)
+    expect(textOf(two)).toContain("give exactly one setting")
     // And after a navigation, nothing comes back.
     expect((await session.call("browser_navigate", { url: pages.url("/form") })).isError).toBeFalsy()
     expect(await read()).toEqual(own)

@@ -95,7 +95,9 @@ const NETWORK_HINTS: Record<string, string> = {
   ERR_UNSAFE_PORT: "the browser refuses that port",
   ERR_ABORTED: "the navigation was aborted (a download, or the page navigated elsewhere)",
   ERR_BLOCKED_BY_CLIENT: "the browser blocked the request",
-  ERR_TOO_MANY_REDIRECTS: "the site redirects in a loop"
+  ERR_TOO_MANY_REDIRECTS: "the site redirects in a loop",
+  ERR_INVALID_AUTH_CREDENTIALS: "the site asks for HTTP credentials and none were given for it: " +
+    "`svc browser set credentials <user> <pass> [--origin <its origin>]`"
 }
 
 /** Maps a classified failure onto the error the control API answers with. */

@@ -279,13 +279,20 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
       headers: (p: string | undefined, r: Tab & { headers: Record<string, string> }) =>
         emulate(p, r.targetId, (page) => emulation.headers(page, r.headers), (a) =>
           `${Object.keys(r.headers).length} extra header(s) on every request (${scope(a.scope)})`),
-      credentials: (p: string | undefined, r: Tab & { user?: string | undefined; pass?: string | undefined; clear?: boolean | undefined }) =>
+      credentials: (
+        p: string | undefined,
+        r: Tab & { user?: string | undefined; pass?: string | undefined; origin?: string | undefined; clear?: boolean | undefined }
+      ) =>
         r.clear === true
           ? emulate(p, r.targetId, (page) => emulation.credentials(page, null), () => "HTTP credentials cleared")
           : r.user === undefined || r.pass === undefined
           ? Effect.fail(new InvalidRequest({ message: "set credentials takes user and pass, or clear: true" }))
-          : emulate(p, r.targetId, (page) => emulation.credentials(page, { user: r.user!, pass: r.pass! }), (a) =>
-            `HTTP credentials set for ${r.user} (${scope(a.scope)})`),
+          : emulate(
+            p,
+            r.targetId,
+            (page) => emulation.credentials(page, { user: r.user!, pass: r.pass!, ...(r.origin !== undefined ? { origin: r.origin } : {}) }),
+            (a) => `HTTP credentials set for ${r.user}${a.value?.origin !== undefined ? ` on ${a.value.origin}` : ""} (${scope(a.scope)})`
+          ),
       geolocation: (
         p: string | undefined,
         r: Tab & { latitude?: number | undefined; longitude?: number | undefined; accuracy?: number | undefined; origin?: string | undefined; clear?: boolean | undefined }

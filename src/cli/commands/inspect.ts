@@ -364,6 +364,10 @@ const setCredentials = Command.make(
     ...tabOptions,
     user: Args.text({ name: "user" }).pipe(Args.withDescription("the user name"), Args.optional),
     pass: Args.text({ name: "pass" }).pipe(Args.withDescription("the password"), Args.optional),
+    origin: Options.text("origin").pipe(
+      Options.withDescription("only this origin gets them (by default, any origin that asks)"),
+      Options.optional
+    ),
     clear: Options.boolean("clear").pipe(Options.withDescription("stop sending credentials"))
   },
   (args) =>
@@ -378,7 +382,12 @@ const setCredentials = Command.make(
             urlParams: q,
             payload: args.clear
               ? { clear: true, ...withTarget(args.targetId) }
-              : { user: Option.getOrElse(args.user, () => ""), pass: Option.getOrElse(args.pass, () => ""), ...withTarget(args.targetId) }
+              : {
+                user: Option.getOrElse(args.user, () => ""),
+                pass: Option.getOrElse(args.pass, () => ""),
+                ...given("origin", args.origin),
+                ...withTarget(args.targetId)
+              }
           }),
         done
       )
