@@ -63,7 +63,7 @@ export const navigate = defineTool({
 })
 
 /** A move in the current tab's history: back or forward, answered with where it went. */
-const historyTool = (kind: "back" | "forward", name: string, title: string, description: string) =>
+const historyTool = (kind: "back" | "forward" | "reload", name: string, title: string, description: string) =>
   defineTool({
     name,
     title,
@@ -75,7 +75,9 @@ const historyTool = (kind: "back" | "forward", name: string, title: string, desc
     destructive: true,
     run: ({ snapshot }, env) =>
       postAct(env, { kind, ...(snapshot === true ? { snapshot: true } : {}) }).pipe(
-        Effect.map((r) => actionText(`Went ${kind} to ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r))
+        Effect.map((r) =>
+          actionText(`${kind === "reload" ? "Reloaded" : `Went ${kind} to`} ${r.url}${r.title !== undefined && r.title !== "" ? `: ${r.title}` : ""}`, r)
+        )
       )
   })
 
@@ -87,6 +89,8 @@ export const navigateForward = historyTool(
   "Go forward",
   "Go forward to the next page of the current tab's history (after browser_navigate_back)."
 )
+
+export const reload = historyTool("reload", "browser_navigate_reload", "Reload", "Load the current tab's page again.")
 
 export const snapshot = defineTool({
   name: "browser_snapshot",

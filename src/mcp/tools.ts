@@ -12,6 +12,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.navigate,
   B.navigateBack,
   B.navigateForward,
+  B.reload,
   B.snapshot,
   B.find,
   B.click,

@@ -140,6 +140,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_navigate",
         "browser_navigate_back",
         "browser_navigate_forward",
+        "browser_navigate_reload",
         "browser_snapshot",
         "browser_find",
         "browser_click",
@@ -312,6 +313,10 @@ describe("svc mcp with no gateway running", () => {
     const forward = textOf(await session.call("browser_navigate_forward", { snapshot: true }))
     expect(forward).toContain(`Went forward to ${pages.url("/other")}: Other`)
     expect(forward).toMatch(/button "Lonely" \[ref=/)
+    // A reload loads the page again: what the page kept in memory is gone.
+    await session.call("browser_evaluate", { function: "() => { window.kept = 1 }" })
+    expect(textOf(await session.call("browser_navigate_reload"))).toContain(`Reloaded ${pages.url("/other")}: Other`)
+    expect(textOf(await session.call("browser_evaluate", { function: "() => typeof window.kept" }))).toBe('"undefined"')
   })
 
   it("answers a screenshot as a PNG image part", async () => {
