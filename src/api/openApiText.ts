@@ -41,6 +41,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "act.navigate": "Load a URL in the tab.",
   "act.act": "One action by `kind` (click, type, press, fill, wait, evaluate, ...), with what it caused.",
   "act.highlight": "Outline an element for a few seconds.",
+  "act.styles": "An element's CSS: computed values and the rules that set them, highest precedence first, overridden ones marked.",
   "observe.console": "Console messages the tab logged since the gateway attached.",
   "observe.errors": "Errors the tab threw, and dialogs nobody answered.",
   "observe.requests": "Requests the tab made.",

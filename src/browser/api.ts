@@ -32,6 +32,7 @@ import {
 } from "../domain/browser.js"
 import * as S from "../domain/browserState.js"
 import * as R from "../domain/routes.js"
+import * as Styles from "../domain/styles.js"
 import { ControlApiBase } from "../domain/controlApi.js"
 
 // The browser's routes of the control API. One definition serves the server (browser/http.ts), the typed
@@ -96,6 +97,7 @@ export class ActGroup extends HttpApiGroup.make("act")
       .setPayload(HighlightRequest)
       .addSuccess(HighlightResult)
   )
+  .add(HttpApiEndpoint.get("styles", "/styles").setUrlParams(Styles.StylesQuery).addSuccess(Styles.StylesResult))
 {}
 
 /** Console, errors, requests, response bodies, traces and dialogs (the automation library). */

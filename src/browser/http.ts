@@ -54,6 +54,7 @@ const ActHandlers = HttpApiBuilder.group(BrowserApi, "act", (handlers) =>
       .handle("navigate", ({ payload, urlParams }) => automate.navigate(urlParams.profile, payload))
       .handle("act", ({ payload, urlParams }) => automate.act(urlParams.profile, payload))
       .handle("highlight", ({ payload, urlParams }) => automate.highlight(urlParams.profile, payload))
+      .handle("styles", ({ urlParams }) => automate.styles(urlParams.profile, urlParams))
   })
 )
 const ObserveHandlers = HttpApiBuilder.group(BrowserApi, "observe", (handlers) =>

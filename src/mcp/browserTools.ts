@@ -3,6 +3,7 @@ import type { ActRequest } from "../domain/browser.js"
 import { waitedFor } from "../client/waited.js"
 import { droppedWhat } from "../client/dropped.js"
 import { foundHeading } from "../client/found.js"
+import { stylesText } from "../client/styles.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
@@ -248,6 +249,24 @@ export const highlight = defineTool({
       env.client.act.highlight({ urlParams: env.query, payload: { ref } }).pipe(
         Effect.map((r) => `Highlighted ${elementName(ref, input.element)}: ${r.description}`)
       ))
+})
+
+export const cssStyles = defineTool({
+  name: "browser_get_css_styles",
+  title: "CSS of an element",
+  description: "An element's CSS by its ref: what its properties compute to, and the page's rules that set them, " +
+    "highest precedence first, with the stylesheet and line of each and [overridden] on declarations another one " +
+    "beats. properties narrows both to those named (and then includes the browser's own rules for them).",
+  input: Schema.Struct({
+    ...refFields,
+    properties: optionalField(Schema.Array(Schema.String.pipe(Schema.minLength(1))), "CSS property names, e.g. [\"color\", \"margin\"]")
+  }),
+  readOnly: true,
+  run: (input, env) =>
+    Effect.flatMap(elementRef(input), (ref) =>
+      env.client.act.styles({
+        urlParams: { ...env.query, ref, ...(input.properties !== undefined && input.properties.length > 0 ? { properties: input.properties.join(",") } : {}) }
+      }).pipe(Effect.map(stylesText)))
 })
 
 export const drag = defineTool({

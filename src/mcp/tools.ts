@@ -26,6 +26,7 @@ export const ALL_TOOLS: ReadonlyArray<McpTool> = [
   B.pressKey,
   B.hover,
   B.highlight,
+  B.cssStyles,
   B.drag,
   B.drop,
   B.selectOption,

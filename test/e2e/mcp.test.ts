@@ -154,6 +154,7 @@ describe("svc mcp with no gateway running", () => {
         "browser_press_key",
         "browser_hover",
         "browser_highlight",
+        "browser_get_css_styles",
         "browser_drag",
         "browser_drop",
         "browser_select_option",
@@ -386,6 +387,14 @@ describe("svc mcp with no gateway running", () => {
     expect(textOf(await session.call("browser_evaluate", {
       function: "() => document.querySelectorAll('[data-svc-highlight]').length"
     }))).toBe("1")
+    // Its CSS: computed values and the rules (here only the browser's own, which naming a property shows).
+    const css = textOf(await session.call("browser_get_css_styles", { target: lonely, properties: ["display", "cursor"] }))
+    expect(css.split("\n").slice(0, 3)).toEqual([
+      `button "Lonely" [ref=${lonely}]`,
+      "computed: display: inline-block; cursor: default",
+      "rules, highest precedence first ([overridden]: another declaration wins):"
+    ])
+    expect(css).toContain("(the browser's own) {")
   })
 
   it("holds a dialog a click opens for browser_handle_dialog, as Playwright MCP does, and refuses the page meanwhile", async () => {

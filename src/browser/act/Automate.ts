@@ -25,6 +25,9 @@ import { redactSecrets } from "../../domain/redact.js"
 import { NavigationPolicy } from "../policy/NavigationPolicy.js"
 import { normaliseNavigationUrl } from "./inputs.js"
 import { timed } from "../../platform/serverTiming.js"
+import type { StylesResult } from "../../domain/styles.js"
+import { COMMON_PROPERTIES, computedValue, shownRules } from "../inspect/cssRules.js"
+import { styles as readStyles } from "./styles.js"
 
 /** The actions that can open a dialog, a tab or a download, or move the tab: their answer says so. */
 const WATCHED: ReadonlySet<ActRequest["kind"]> = new Set([
@@ -505,6 +508,32 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { targetId: target.targetId, ref: request.ref, description: resolved.description }
       })
 
+    /** The element's CSS: the computed values asked for (or a common set) and the rules that set them. */
+    const styles = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined; properties?: string | undefined }) =>
+      Effect.gen(function*() {
+        const asked = request.properties?.split(",").map((p) => p.trim().toLowerCase()).filter((p) => p !== "")
+        const { page, tab, target } = yield* pageOf(profileName, request.targetId)
+        const { read, resolved } = yield* Effect.gen(function*() {
+          const resolved = yield* refs.resolve(tab, page, request.ref)
+          const read = yield* readStyles(page, { ...resolved, ref: request.ref })
+          yield* refs.settle(tab)
+          return { read, resolved }
+        }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
+        const names = asked !== undefined && asked.length > 0 ? asked : COMMON_PROPERTIES
+        const computed: Record<string, string> = {}
+        for (const name of names) computed[name] = computedValue(read.computed, name) ?? "(not a CSS property)"
+        const shown = shownRules(read.rules, asked !== undefined && asked.length > 0 ? asked : undefined)
+        const result: StylesResult = {
+          targetId: target.targetId,
+          ref: request.ref,
+          description: resolved.description,
+          computed,
+          ...shown,
+          ...(read.rulesUnavailable !== undefined ? { rulesUnavailable: read.rulesUnavailable } : {})
+        }
+        return result
+      })
+
     const elementScreenshot = (
       profileName: string | undefined,
       request: { ref: string; targetId?: string | undefined; filename?: string | undefined; type?: ImageType | undefined }
@@ -556,6 +585,6 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
         return { path: file, targetId: target.targetId, bytes: bytes.byteLength }
       })
 
-    return { snapshot, navigate, open, act, highlight, screenshot, elementScreenshot, pdf } as const
+    return { snapshot, navigate, open, act, highlight, styles, screenshot, elementScreenshot, pdf } as const
   })
 }) {}

@@ -30,6 +30,7 @@ export type ActionName =
   | "scroll"
   | "mouse"
   | "drop"
+  | "styles"
 
 export type ActionError = InvalidRequest | NotFound | Conflict | BrowserUnavailable | InternalError
 

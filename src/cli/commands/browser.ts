@@ -6,6 +6,7 @@ import { foundHeading } from "../../client/found.js"
 import { actCommands } from "./act.js"
 import { mouseCommand } from "./mouse.js"
 import { dropCommand } from "./drop.js"
+import { styles } from "./styles.js"
 import { stateCommand } from "./storageState.js"
 import { routeCommand } from "./route.js"
 import { openedLines } from "./actEffects.js"
@@ -329,6 +330,7 @@ export const browserCommand = Command.make("browser").pipe(
     ...actCommands,
     mouseCommand,
     dropCommand,
+    styles,
     ...inspectCommands,
     stateCommand,
     routeCommand,
