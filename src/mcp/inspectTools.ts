@@ -46,11 +46,14 @@ export const networkRequests = defineTool({
       Schema.Boolean,
       "false: leave out images, fonts, stylesheets, scripts and media that loaded fine (default true: every request)"
     ),
+    includeStatic: optionalField(Schema.Boolean, "the same as static (Playwright MCP's name)"),
     clear: optionalField(Schema.Boolean, "forget them after answering")
   }),
   readOnly: true,
-  run: (input, env) =>
-    env.client.observe.requests({ urlParams: { ...env.query, ...input } }).pipe(
+  run: ({ includeStatic, ...input }, env) =>
+    env.client.observe.requests({
+      urlParams: { ...env.query, ...input, ...(input.static === undefined && includeStatic !== undefined ? { static: includeStatic } : {}) }
+    }).pipe(
       Effect.map((r) =>
         r.entries.length === 0
           ? "No requests."

@@ -574,6 +574,12 @@ describe("svc mcp with no gateway running", () => {
     expect(detail.split("\n")[0]).toMatch(/^#\d+ GET .*\/api\/items\?page=2 => 200 \(fetch, \d+ ms\)$/)
     expect(detail).toMatch(/^response headers:\n(?:.*\n)*  content-type: application\/json$/m)
     expect(textOf(await session.call("browser_network_requests", { filter: "ITEMS?page" }))).toContain("/api/items?page=2")
+    // A stylesheet is static: listed by default, left out with Playwright MCP's includeStatic: false.
+    await session.call("browser_evaluate", {
+      function: "() => new Promise((r) => { const l = document.createElement('link'); l.rel = 'stylesheet'; l.href = '/other?sheet'; l.onload = l.onerror = r; document.head.append(l) })"
+    })
+    expect(textOf(await session.call("browser_network_requests", { filter: "sheet" }))).toContain("/other?sheet")
+    expect(textOf(await session.call("browser_network_requests", { filter: "sheet", includeStatic: false }))).toBe("No requests.")
   })
 
   it("mocks and refuses requests with routes, as Playwright MCP's browser_route does", async () => {
