@@ -274,8 +274,10 @@ export const drag = defineTool({
   title: "Drag and drop",
   description: "Drag one element onto another, both by their refs.",
   input: Schema.Struct({
-    startRef: field(Ref, "the ref of the element to drag"),
-    endRef: field(Ref, "the ref of the element to drop it on"),
+    startRef: optionalField(Ref, "the ref of the element to drag"),
+    endRef: optionalField(Ref, "the ref of the element to drop it on"),
+    startTarget: optionalField(Ref, "the same as startRef"),
+    endTarget: optionalField(Ref, "the same as endRef"),
     startElement: optionalField(Schema.String, "what the dragged element is, in your words"),
     endElement: optionalField(Schema.String, "what the drop target is, in your words"),
     ...afterFields
@@ -283,12 +285,21 @@ export const drag = defineTool({
   readOnly: false,
   destructive: true,
   run: (input, env) =>
-    act(
-      env,
-      { kind: "drag", startRef: input.startRef, endRef: input.endRef },
-      `Dragged ${elementName(input.startRef, input.startElement)} onto ${elementName(input.endRef, input.endElement)}`,
-      input.snapshot
-    )
+    Effect.gen(function*() {
+      const startRef = input.startRef ?? input.startTarget
+      const endRef = input.endRef ?? input.endTarget
+      if (startRef === undefined || endRef === undefined) {
+        return yield* Effect.fail(
+          new ToolFailure("invalid arguments for browser_drag: give startRef (the element to drag) and endRef (where to drop it)")
+        )
+      }
+      return yield* act(
+        env,
+        { kind: "drag", startRef, endRef },
+        `Dragged ${elementName(startRef, input.startElement)} onto ${elementName(endRef, input.endElement)}`,
+        input.snapshot
+      )
+    })
 })
 
 export const drop = defineTool({

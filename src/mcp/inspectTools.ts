@@ -17,6 +17,10 @@ export const consoleMessages = defineTool({
     level: optionalField(
       Schema.Literal("debug", "log", "info", "warning", "error"),
       "only messages of this level and above; default info (debug messages and the browser's verbose hints left out, as DevTools does)"
+    ),
+    all: optionalField(
+      Schema.Boolean,
+      "Playwright MCP's switch for messages from before the last navigation: svc always answers every message kept"
     )
   }),
   readOnly: true,

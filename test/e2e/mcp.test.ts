@@ -49,6 +49,7 @@ const dialogs = `<!doctype html><title>Dialogs</title>
 const tall = `<!doctype html><title>Tall</title><style>body { margin: 0 }</style><div style="height: 4000px">tall</div>`
 // An area that takes dropped text and says what it got.
 const dropZone = `<!doctype html><title>Zone</title><div id="zone" role="region" aria-label="Drop area" style="height: 80px">here</div>
+<a href="https://example.com/dragged" role="button" draggable="true">Drag me</a>
 <script>
   const z = document.getElementById("zone")
   z.addEventListener("dragover", (e) => e.preventDefault())
@@ -307,6 +308,18 @@ describe("svc mcp with no gateway running", () => {
     expect(dropped.isError, textOf(dropped)).toBeFalsy()
     expect(textOf(dropped)).toContain(`Dropped text/uri-list onto`)
     expect(textOf(dropped)).toContain("got https://example.com/x")
+    // Dragging one element onto another, the refs named as Playwright MCP's startTarget and endTarget.
+    const zoneSnap = textOf(await session.call("browser_snapshot"))
+    const draggedOnto = await session.call("browser_drag", {
+      startTarget: refOf(zoneSnap, /button "Drag me"/), endTarget: refOf(zoneSnap, /region "Drop area"/), startElement: "the link"
+    })
+    expect(draggedOnto.isError, textOf(draggedOnto)).toBeFalsy()
+    expect(textOf(draggedOnto)).toContain("Dragged the link [ref=")
+    expect(textOf(await session.call("browser_evaluate", { function: "() => document.getElementById('zone').textContent" })))
+      .toBe('"got https://example.com/dragged"')
+    const half = await session.call("browser_drag", { startRef: refOf(zoneSnap, /button "Drag me"/) })
+    expect(half.isError).toBe(true)
+    expect(textOf(half)).toContain("give startRef (the element to drag) and endRef")
 
     await session.call("browser_navigate", { url: pages.url("/tall") })
     await session.call("browser_navigate", { url: pages.url("/other") })
