@@ -36,7 +36,8 @@ export const BrowserToolAction = Schema.Literal(
   "storage",
   "savestate",
   "loadstate",
-  "emulate"
+  "emulate",
+  "styles"
 )
 export type BrowserToolAction = typeof BrowserToolAction.Type
 
@@ -128,7 +129,12 @@ export const BrowserToolParams = Schema.Struct({
   diff: opt(Schema.Boolean, "snapshot, act: only what changed since the tab's last snapshot"),
   find: opt(Schema.String, "snapshot: only the lines holding this text (any case), each under its path; the whole page is searched"),
   regex: opt(Schema.Boolean, "snapshot: find is a regular expression (/error/i for flags)"),
-  ref: opt(Schema.String, "snapshot: only this element and what is in it; screenshot: one element; upload: the file input; download: the link"),
+  ref: opt(
+    Schema.String,
+    "snapshot: only this element and what is in it; screenshot: one element; upload: the file input; download: the link; " +
+      "styles: the element"
+  ),
+  properties: opt(Schema.Array(Schema.String), "styles: only these CSS properties (and every rule that sets them)"),
   fullPage: opt(Schema.Boolean, "screenshot: the whole page, not the viewport"),
   request: opt(BrowserToolActRequest, "act: the action"),
   batch: opt(Schema.Array(BrowserToolActRequest), "act: several actions, in order"),

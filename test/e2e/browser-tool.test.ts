@@ -156,6 +156,14 @@ describe("the browser tool", () => {
     expect(text(await call({ action: "emulate", network: "none", cpu: 1 }))).toBe("network at full speed, CPU at its own speed (this tab)")
   })
 
+  it("styles answers an element's computed values and the rules that set them", async () => {
+    await call({ action: "navigate", url: pages.url("/tool") })
+    const button = refOf(text(await call({ action: "snapshot" })), /"Add one"/)
+    const css = text(await call({ action: "styles", ref: button, properties: ["display"] }))
+    expect(css.split("\n").slice(0, 2)).toEqual([`button "Add one" [ref=${button}]`, "computed: display: inline-block"])
+    expect(text(await call({ action: "styles" }))).toContain("ref")
+  })
+
   it("bad arguments are errors naming the argument", async () => {
     const wrongType = await call({ action: "snapshot", limit: "many" })
     expect(wrongType.isError).toBe(true)

@@ -6,6 +6,7 @@ import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
 import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
+import { stylesText } from "../../client/styles.js"
 import { actText, errorResult, fileUrlLines, foundText, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
@@ -188,6 +189,18 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
               }
             }),
             (s) => textResult(p.find !== undefined ? foundText(s, { find: p.find, regex: p.regex }) : snapshotText(s))
+          )
+        case "styles":
+          return Effect.map(
+            client.act.styles({
+              urlParams: {
+                ...q,
+                ...tab,
+                ref: need(p.ref, "ref", a),
+                ...(p.properties !== undefined && p.properties.length > 0 ? { properties: p.properties.join(",") } : {})
+              }
+            }),
+            (r) => textResult(stylesText(r))
           )
         case "screenshot":
           return Effect.gen(function*() {
