@@ -63,7 +63,7 @@ const makeWith = (discovery: CdpDiscovery, options: CdpOptions = {}) =>
     const capture = Effect.fn("Cdp.screenshot")(function*(
       ep: CdpEndpoint,
       targetId: string,
-      opts: { readonly fullPage?: boolean | undefined; readonly type?: ImageType | undefined }
+      opts: { readonly fullPage?: boolean | undefined; readonly type?: ImageType | undefined; readonly allTabsListed?: boolean | undefined }
     ) {
       return yield* withConnection(ep, (conn) => screenshot(conn, targetId, opts))
     })

@@ -29,6 +29,12 @@ const DISABLED_FEATURES = ["Translate", "MediaRouter", "BackForwardCache"]
  * after the first page had loaded (on two cores: in the way of the agent's next steps).
  */
 const HEADLESS_DISABLED_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "PreloadTopChromeWebUI"]
+/**
+ * Screenshots over CDP copy a fresh compositor surface of the page instead of going through the window's
+ * (what the automation library turns on for the browsers it launches): a text page at 1280x657 is captured in
+ * about 33 ms instead of 50.
+ */
+const ENABLED_FEATURES = ["CDPScreenshotNewSurface"]
 
 export const chromeArgs = (opts: LaunchOptions): Array<string> => [
   `--remote-debugging-port=${opts.cdpPort}`,
@@ -41,6 +47,7 @@ export const chromeArgs = (opts: LaunchOptions): Array<string> => [
   "--disable-sync",
   "--disable-default-apps",
   `--disable-features=${[...DISABLED_FEATURES, ...(opts.headless ? HEADLESS_DISABLED_FEATURES : [])].join(",")}`,
+  `--enable-features=${ENABLED_FEATURES.join(",")}`,
   "--password-store=basic",
   "--use-mock-keychain",
   `--window-size=${WINDOW_SIZE}`,

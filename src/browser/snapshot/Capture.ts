@@ -83,7 +83,9 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
         const shot = yield* Effect.zipRight(
           // Emulation kept for the tab (device metrics, colour scheme) is back in force before it is captured.
           timed("ready")(sessions.ready(profile.name, endpoint, target.targetId)),
-          timed("capture")(cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false, type }))
+          timed("capture")(
+            cdp.screenshot(endpoint, target.targetId, { fullPage: request.fullPage ?? false, type, allTabsListed: profile.driver !== "relay" })
+          )
         ).pipe(turns.lookingIn({ profile: profile.name, targetId: target.targetId }))
         const file = yield* timed("write")(put(shot.image))
         return {
