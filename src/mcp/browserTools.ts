@@ -7,7 +7,7 @@ import { stylesText } from "../client/styles.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
-import { defineTool, elementRef, field, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
+import { answerOrSave, defineTool, elementRef, field, filenameField, optionalField, type ToolEnv, ToolFailure } from "./tool.js"
 
 // The tools as agents know them from Playwright MCP: same names, same argument names. Each decodes its
 // arguments, makes one call of the control API and says what happened.
@@ -115,13 +115,14 @@ export const snapshot = defineTool({
       "each element's box in its line, [box=x,y,width,height] in CSS pixels of the viewport (for browser_mouse_click_xy)"
     ),
     target: optionalField(Ref, "only this element (a ref from an earlier snapshot) and what is in it, under its path"),
-    ref: optionalField(Ref, "the same as target")
+    ref: optionalField(Ref, "the same as target"),
+    ...filenameField
   }),
   readOnly: true,
-  run: ({ ref, target, ...input }, env) => {
+  run: ({ ref, target, filename, ...input }, env) => {
     const part = ref ?? target
     return env.client.inspect.snapshot({ urlParams: { ...env.query, ...input, ...(part !== undefined ? { ref: part } : {}) } })
-      .pipe(Effect.map(snapshotText))
+      .pipe(Effect.map(snapshotText), Effect.flatMap(answerOrSave(filename)))
   }
 })
 
@@ -138,10 +139,11 @@ export const find = defineTool({
       "a regular expression instead (case-sensitive; \"/error/i\" for flags); give text or regex"
     ),
     selector: optionalField(Schema.String.pipe(Schema.minLength(1)), "search only the part under this CSS selector"),
-    limit: optionalField(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters found (default 20,000)")
+    limit: optionalField(Schema.Int.pipe(Schema.between(1, 10_000_000)), "at most this many characters found (default 20,000)"),
+    ...filenameField
   }),
   readOnly: true,
-  run: ({ limit, regex, selector, text }, env) =>
+  run: ({ filename, limit, regex, selector, text }, env) =>
     Effect.gen(function*() {
       if ((text === undefined) === (regex === undefined)) {
         return yield* Effect.fail(new ToolFailure("give either text (plain, any case) or regex (a regular expression), not both and not neither"))
@@ -151,7 +153,7 @@ export const find = defineTool({
         urlParams: { ...env.query, ...asked, ...(selector !== undefined ? { selector } : {}), ...(limit !== undefined ? { limit } : {}) }
       })
       const head = `Page: ${r.title !== "" ? `${r.title} ` : ""}(${r.url})\n${foundHeading(r, asked)}`
-      return r.snapshot !== "" ? `${head}\n${snapshotNoticesAsParameters(r.snapshot)}` : head
+      return yield* answerOrSave(filename)(r.snapshot !== "" ? `${head}\n${snapshotNoticesAsParameters(r.snapshot)}` : head)
     })
 })
 
@@ -391,14 +393,16 @@ export const evaluate = defineTool({
     "`(element) => element.value`. Stopped after 8 s; the tab stays usable.",
   input: Schema.Struct({
     function: field(Schema.String.pipe(Schema.minLength(1)), "the function's source"),
-    ...refFields
+    ...refFields,
+    ...filenameField
   }),
   readOnly: false,
   destructive: true,
   run: (input, env) => {
     const ref = input.ref ?? input.target
     return postAct(env, { kind: "evaluate", fn: input.function, ...(ref !== undefined ? { ref } : {}) }).pipe(
-      Effect.map((r) => actionText(valueText(r.result), r))
+      Effect.map((r) => actionText(valueText(r.result), r)),
+      Effect.flatMap(answerOrSave(input.filename))
     )
   }
 })

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { requestDetailText } from "../client/requestDetail.js"
 import { consoleLines } from "./results.js"
-import { defineTool, field, optionalField } from "./tool.js"
+import { answerOrSave, defineTool, field, filenameField, optionalField } from "./tool.js"
 
 // What the tab logged and requested, its dialogs and file choosers, and traces.
 
@@ -21,7 +21,8 @@ export const consoleMessages = defineTool({
     all: optionalField(
       Schema.Boolean,
       "Playwright MCP's switch for messages from before the last navigation: svc always answers every message kept"
-    )
+    ),
+    ...filenameField
   }),
   readOnly: true,
   run: (input, env) =>
@@ -32,7 +33,8 @@ export const consoleMessages = defineTool({
       Effect.map(([logged, thrown]) => {
         const lines = consoleLines(logged.entries, thrown.entries)
         return lines.length === 0 ? "No console messages." : lines.join("\n")
-      })
+      }),
+      Effect.flatMap(answerOrSave(input.filename))
     )
 })
 
@@ -51,10 +53,11 @@ export const networkRequests = defineTool({
       "false: leave out images, fonts, stylesheets, scripts and media that loaded fine (default true: every request)"
     ),
     includeStatic: optionalField(Schema.Boolean, "the same as static (Playwright MCP's name)"),
-    clear: optionalField(Schema.Boolean, "forget them after answering")
+    clear: optionalField(Schema.Boolean, "forget them after answering"),
+    ...filenameField
   }),
   readOnly: true,
-  run: ({ includeStatic, ...input }, env) =>
+  run: ({ filename, includeStatic, ...input }, env) =>
     env.client.observe.requests({
       urlParams: { ...env.query, ...input, ...(input.static === undefined && includeStatic !== undefined ? { static: includeStatic } : {}) }
     }).pipe(
@@ -66,7 +69,8 @@ export const networkRequests = defineTool({
               e.state === "finished" ? `[${e.status ?? "?"}]` : e.state === "failed" ? `failed: ${e.failure ?? "?"}` : "pending"
             } ${e.resourceType} #${e.seq}`
           ).join("\n")
-      )
+      ),
+      Effect.flatMap(answerOrSave(filename))
     )
 })
 
@@ -76,10 +80,15 @@ export const networkRequest = defineTool({
   description: "One request of the current tab in full: the headers it was sent with and answered with, and the data " +
     "it posted. Its number is the #n that ends its line in browser_network_requests; its body is browser_response_body's.",
   input: Schema.Struct({
-    index: field(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)), "the request's #n from browser_network_requests")
+    index: field(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)), "the request's #n from browser_network_requests"),
+    ...filenameField
   }),
   readOnly: true,
-  run: ({ index }, env) => env.client.observe.request({ urlParams: { ...env.query, seq: index } }).pipe(Effect.map(requestDetailText))
+  run: ({ filename, index }, env) =>
+    env.client.observe.request({ urlParams: { ...env.query, seq: index } }).pipe(
+      Effect.map(requestDetailText),
+      Effect.flatMap(answerOrSave(filename))
+    )
 })
 
 export const responseBody = defineTool({

@@ -4,6 +4,7 @@ import * as fs from "node:fs/promises"
 import type { ControlClient } from "../client/ControlClient.js"
 import { describeIssues } from "../client/issues.js"
 import { toolInputSchema } from "../platform/toolSchema.js"
+import { saveInDownloads } from "../browser/inspect/Files.js"
 import { describeFailure } from "./failures.js"
 
 // One MCP tool, declared once: its input is an Effect Schema, from which both the JSON Schema the client
@@ -122,6 +123,20 @@ export const defineTool = <A, I>(spec: ToolSpec<A, I>): McpTool => {
     }
   }
 }
+
+/** Playwright MCP's filename on tools that answer text: the answer goes to a file instead. */
+export const filenameField = {
+  filename: optionalField(
+    Schema.String.pipe(Schema.minLength(1)),
+    "save the answer as this file in svc's downloads root instead of answering it (never over an existing file)"
+  )
+}
+
+/** The answer as it is, or saved as `filename` in the downloads root and answered by its path. */
+export const answerOrSave = (filename: string | undefined) => (text: string) =>
+  filename === undefined
+    ? Effect.succeed(text)
+    : Effect.map(saveInDownloads(filename, Buffer.from(text, "utf8")), (file) => `Saved to ${file} (${text.length} characters)`)
 
 /**
  * The element a tool acts on: `ref` as Playwright MCP names it, or `target` as svc's `browser` tool does.

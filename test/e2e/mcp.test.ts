@@ -374,6 +374,34 @@ describe("svc mcp with no gateway running", () => {
     }
   })
 
+  it("saves a text answer as a file when given a filename (snapshot, evaluate, requests, console), never over one", async () => {
+    const tag = crypto.randomBytes(4).toString("hex")
+    const downloads = path.join(chooseBase(), "downloads")
+    const names = ["snap", "value", "requests", "console"].map((n) => `mcp-${n}-${tag}.txt`)
+    try {
+      await session.call("browser_navigate", { url: pages.url("/other") })
+      const text = textOf(await session.call("browser_snapshot"))
+      const saved = textOf(await session.call("browser_snapshot", { filename: names[0] }))
+      expect(saved).toBe(`Saved to ${path.join(downloads, names[0]!)} (${text.length} characters)`)
+      expect(fs.readFileSync(path.join(downloads, names[0]!), "utf8")).toBe(text)
+      expect(fs.statSync(path.join(downloads, names[0]!)).mode & 0o777).toBe(0o600)
+      expect(textOf(await session.call("browser_evaluate", { function: "() => document.title", filename: names[1] }))).toMatch(/^Saved to /)
+      expect(fs.readFileSync(path.join(downloads, names[1]!), "utf8")).toContain('"Other"')
+      expect(textOf(await session.call("browser_network_requests", { filename: names[2] }))).toMatch(/^Saved to /)
+      expect(fs.readFileSync(path.join(downloads, names[2]!), "utf8")).toContain(pages.url("/other"))
+      expect(textOf(await session.call("browser_console_messages", { filename: names[3] }))).toMatch(/^Saved to /)
+      const again = await session.call("browser_snapshot", { filename: names[0] })
+      expect(again.isError).toBe(true)
+      expect(textOf(again)).toContain("already exists and is never overwritten")
+      const outside = await session.call("browser_snapshot", { filename: "../escape.txt" })
+      expect(outside.isError).toBe(true)
+      expect(textOf(outside)).toContain("leaves")
+      expect(fs.existsSync(path.join(chooseBase(), "escape.txt"))).toBe(false)
+    } finally {
+      for (const name of names) fs.rmSync(path.join(downloads, name), { force: true })
+    }
+  })
+
   it("refuses a stale ref at once, saying to take a new snapshot", async () => {
     await session.call("browser_navigate", { url: pages.url("/form") })
     const ref = refOf(textOf(await session.call("browser_snapshot")), /button "Increment counter"/)

@@ -8,7 +8,7 @@ import { classifyPlaywrightError } from "../act/failures.js"
 import { MAX_TIMEOUT_MS } from "../act/inputs.js"
 import { describeActionError, formatDuration } from "../act/messages.js"
 import type { ActionTarget } from "../act/target.js"
-import { SafePaths } from "./SafePaths.js"
+import { chooseBase, confineNew, ensureRoots, SafePaths } from "./SafePaths.js"
 
 // Downloads saved into the downloads root and uploads read from the uploads root, nowhere else. Every name
 // is confined before the page is touched. A download is saved under a temporary name in the destination's
@@ -176,6 +176,19 @@ const placeNew = <E>(dest: string, root: string, fill: (tmp: string) => Effect.E
     )
     if (placed === "taken") return yield* taken(dest)
     return placed
+  })
+
+/**
+ * Saves `bytes` as `name` in the downloads root of this machine's svc (for a process beside the gateway: the
+ * MCP server saving a tool's answer), confined and placed as every file svc writes there.
+ */
+export const saveInDownloads = (name: string, bytes: Uint8Array) =>
+  Effect.gen(function*() {
+    const roots = yield* ensureRoots(chooseBase())
+    const dest = yield* confineNew(roots.downloads, name)
+    yield* placeNew(dest, roots.downloads, (tmp) =>
+      Effect.tryPromise({ try: () => fs.writeFile(tmp, bytes, { mode: 0o600, flag: "wx" }), catch: internal(`cannot write ${tmp}`) }))
+    return dest
   })
 
 /** Saves a started download to `dest` (confined already), as placeNew puts any file. */
