@@ -19,3 +19,16 @@ export const requestDetailText = (r: typeof RequestDetail.Type): string => {
     ...(r.responseHeaders !== null ? ["response headers:", ...headerLines(r.responseHeaders)] : ["no response yet"])
   ].join("\n")
 }
+
+/** One part of a request: its headers either way, or what it posted. */
+export const requestPartText = (
+  r: typeof RequestDetail.Type,
+  part: "request-headers" | "request-body" | "response-headers"
+): string =>
+  part === "request-headers"
+    ? headerLines(r.requestHeaders).map((l) => l.trim()).join("\n")
+    : part === "request-body"
+    ? r.postData ?? `#${r.seq} posted no data`
+    : r.responseHeaders !== null
+    ? headerLines(r.responseHeaders).map((l) => l.trim()).join("\n")
+    : `#${r.seq} has no response yet`

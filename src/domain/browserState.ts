@@ -90,9 +90,11 @@ export const ErrorsResult = Schema.Struct({
 })
 export const RequestsResult = Schema.Struct({ targetId: Schema.String, entries: Schema.Array(RequestEntry) })
 
+/** The response to read: the latest from a URL (a glob), or one request of the log by its #n (`seq`). */
 export const ResponseBodyRequest = Schema.Struct({
   ...tab,
-  url: Schema.String.pipe(Schema.minLength(1)),
+  url: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  seq: Schema.optional(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER))),
   maxChars: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_000_000))),
   timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 120_000)))
 })

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
-import { requestDetailText } from "../client/requestDetail.js"
+import { requestDetailText, requestPartText } from "../client/requestDetail.js"
+import type { ResponseBodyResult } from "../domain/browserState.js"
 import { consoleLines } from "./results.js"
 import { answerOrSave, defineTool, field, filenameField, optionalField } from "./tool.js"
 
@@ -81,14 +82,19 @@ export const networkRequest = defineTool({
     "it posted. Its number is the #n that ends its line in browser_network_requests; its body is browser_response_body's.",
   input: Schema.Struct({
     index: field(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)), "the request's #n from browser_network_requests"),
+    part: optionalField(
+      Schema.Literal("request-headers", "request-body", "response-headers", "response-body"),
+      "only this part (response-body: the body it was answered with, cut at 20,000 characters)"
+    ),
     ...filenameField
   }),
   readOnly: true,
-  run: ({ filename, index }, env) =>
-    env.client.observe.request({ urlParams: { ...env.query, seq: index } }).pipe(
-      Effect.map(requestDetailText),
-      Effect.flatMap(answerOrSave(filename))
-    )
+  run: ({ filename, index, part }, env) =>
+    (part === "response-body"
+      ? env.client.observe.responseBody({ urlParams: env.query, payload: { seq: index, maxChars: DEFAULT_BODY_CHARS } }).pipe(Effect.map(bodyText))
+      : env.client.observe.request({ urlParams: { ...env.query, seq: index } }).pipe(
+        Effect.map((r) => (part === undefined ? requestDetailText(r) : requestPartText(r, part)))
+      )).pipe(Effect.flatMap(answerOrSave(filename)))
 })
 
 export const responseBody = defineTool({
@@ -110,13 +116,13 @@ export const responseBody = defineTool({
         maxChars: input.maxChars ?? DEFAULT_BODY_CHARS,
         ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {})
       }
-    }).pipe(
-      Effect.map((r) =>
-        `HTTP ${r.status} ${r.url} (${r.contentType ?? "no content type"}, ${r.bytes} bytes${r.encoding === "base64" ? ", binary: base64 below" : ""}` +
-        `${r.truncated ? ", cut" : ""})\n${r.body}`
-      )
-    )
+    }).pipe(Effect.map(bodyText))
 })
+
+/** A response body under a line saying what it is. */
+const bodyText = (r: typeof ResponseBodyResult.Type) =>
+  `HTTP ${r.status} ${r.url} (${r.contentType ?? "no content type"}, ${r.bytes} bytes${r.encoding === "base64" ? ", binary: base64 below" : ""}` +
+  `${r.truncated ? ", cut" : ""})\n${r.body}`
 
 export const pageErrors = defineTool({
   name: "browser_errors",

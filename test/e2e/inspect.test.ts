@@ -166,6 +166,12 @@ describe("inspection, files and state through the gateway", () => {
     expect(cut.body).toContain("[truncated: 100 of")
     const none = await svc("browser", "responsebody", "**/nothing-like-this", "--timeout", "200")
     expect(none.code).not.toBe(0)
+    // By the request's #n instead of its URL.
+    const seq = (await json("browser", "requests", "--filter", "api/data")).entries.at(-1).seq
+    expect((await json("browser", "responsebody", "--seq", String(seq))).body).toBe(full.body)
+    const both = await svc("browser", "responsebody", "**/api/data*", "--seq", String(seq))
+    expect(both.code).toBe(1)
+    expect(both.stderr).toContain("give url (a glob of the URL: the latest response from it) or seq")
   })
 
   it("records a trace and prints TRACE:<path>", async () => {

@@ -614,6 +614,12 @@ describe("svc mcp with no gateway running", () => {
     const detail = textOf(await session.call("browser_network_request", { index: Number(/#(\d+)$/.exec(listed)![1]) }))
     expect(detail.split("\n")[0]).toMatch(/^#\d+ GET .*\/api\/items\?page=2 => 200 \(fetch, \d+ ms\)$/)
     expect(detail).toMatch(/^response headers:\n(?:.*\n)*  content-type: application\/json$/m)
+    // One part of it, as Playwright MCP's part asks: the body by the request's own number.
+    const seq = Number(/#(\d+)$/.exec(listed)![1])
+    expect(textOf(await session.call("browser_network_request", { index: seq, part: "response-body" })))
+      .toBe(`HTTP 200 ${pages.url("/api/items?page=2")} (application/json, 28 bytes)\n{"items":["a","b"],"page":2}`)
+    expect(textOf(await session.call("browser_network_request", { index: seq, part: "response-headers" }))).toMatch(/^content-type: application\/json$/m)
+    expect(textOf(await session.call("browser_network_request", { index: seq, part: "request-body" }))).toBe(`#${seq} posted no data`)
     expect(textOf(await session.call("browser_network_requests", { filter: "ITEMS?page" }))).toContain("/api/items?page=2")
     // A stylesheet is static: listed by default, left out with Playwright MCP's includeStatic: false.
     await session.call("browser_evaluate", {

@@ -69,15 +69,29 @@ export class Inspector extends Effect.Service<Inspector>()("svc/Inspector", {
 
     const responseBody = (
       profile: string | undefined,
-      r: Tab & { readonly url: string; readonly maxChars?: number | undefined; readonly timeoutMs?: number | undefined }
+      r: Tab & {
+        readonly url?: string | undefined
+        readonly seq?: number | undefined
+        readonly maxChars?: number | undefined
+        readonly timeoutMs?: number | undefined
+      }
     ) =>
       Effect.gen(function*() {
+        if ((r.url === undefined) === (r.seq === undefined)) {
+          return yield* new InvalidRequest({
+            message: "response body: give url (a glob of the URL: the latest response from it) or seq (a request's #n " +
+              "from `svc browser requests`), one of them"
+          })
+        }
         const { tab, page } = yield* attached(profile, r.targetId)
-        const body = yield* observe.responseBody(tab, page, {
-          url: r.url,
-          maxChars: r.maxChars ?? 200_000,
-          ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {})
-        })
+        const maxChars = r.maxChars ?? 200_000
+        const body = r.seq !== undefined
+          ? yield* observe.responseBodyOf(tab, r.seq, maxChars)
+          : yield* observe.responseBody(tab, page, {
+            url: r.url!,
+            maxChars,
+            ...(r.timeoutMs !== undefined ? { timeoutMs: r.timeoutMs } : {})
+          })
         return { targetId: tab.targetId, ...body }
       })
 

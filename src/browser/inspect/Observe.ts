@@ -26,7 +26,7 @@ import {
   REQUESTS_LIMIT,
   requestMatcher
 } from "./NetworkCapture.js"
-import { findResponseBody } from "./ResponseBodies.js"
+import { findResponseBody, recordBody } from "./ResponseBodies.js"
 import { makeTraces } from "./Traces.js"
 
 // What each tab did since the gateway first saw it: console messages, uncaught errors and requests, in
@@ -129,8 +129,8 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
         return out as ReadonlyArray<RequestEntry>
       })
 
-    /** One request of the tab's log in full, by its `seq` (as `requests` lists it). */
-    const request = (tab: TabRef, seq: number) =>
+    /** A request of the tab's log by its `seq` (as `requests` lists it). */
+    const recordOf = (tab: TabRef, seq: number) =>
       Effect.gen(function*() {
         const record = (yield* registry.find(tab))?.requests.toArray().find((r) => r.seq === seq)
         if (record === undefined) {
@@ -139,8 +139,16 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
               "attached): list them with `svc browser requests` and take the #n that ends a request's line"
           })
         }
-        return yield* Effect.promise(() => requestDetail(record))
+        return record
       })
+
+    /** One request of the tab's log in full. */
+    const request = (tab: TabRef, seq: number) =>
+      Effect.flatMap(recordOf(tab, seq), (record) => Effect.promise(() => requestDetail(record)))
+
+    /** The body of one request of the tab's log. */
+    const responseBodyOf = (tab: TabRef, seq: number, maxChars: number) =>
+      Effect.flatMap(recordOf(tab, seq), (record) => recordBody(record, maxChars))
 
     const responseBody = (
       tab: TabRef,
@@ -153,7 +161,7 @@ export class Observe extends Effect.Service<Observe>()("svc/Observe", {
 
     const { traceRunning, traceStart, traceStop } = makeTraces()
 
-    return { ensureAttached, console, errors, requests, request, responseBody, traceStart, traceStop, traceRunning } as const
+    return { ensureAttached, console, errors, requests, request, responseBody, responseBodyOf, traceStart, traceStop, traceRunning } as const
   }),
   dependencies: [PlaywrightSessions.Default]
 }) {}

@@ -186,3 +186,15 @@ export const findResponseBody = (
     }
     return yield* readBody(record, record.response, options.maxChars)
   })
+
+/** The body of one request of the log (by its seq, found already); one that has no response says so. */
+export const recordBody = (record: RequestRecord, maxChars: number) =>
+  record.response === undefined
+    ? Effect.fail(
+      new Conflict({
+        message: `#${record.seq} ${record.method} ${clip(record.url, MAX_URL_TEXT)} has ${
+          record.state === "failed" ? `no response: it failed (${record.failure ?? "?"})` : "no response yet: ask again once it has one"
+        }`
+      })
+    )
+    : readBody(record, record.response, maxChars)

@@ -113,7 +113,11 @@ const responseBody = Command.make(
   "responsebody",
   {
     ...tabOptions,
-    url: Args.text({ name: "url-glob" }).pipe(Args.withDescription("the response's URL; * and ** match")),
+    url: Args.text({ name: "url-glob" }).pipe(Args.withDescription("the response's URL; * and ** match"), Args.optional),
+    seq: Options.integer("seq").pipe(
+      Options.withDescription("instead of a URL: the request's #n in `svc browser requests`"),
+      Options.optional
+    ),
     maxChars: Options.integer("max-chars").pipe(Options.withDescription("cut the body at this many characters"), Options.optional),
     timeout: Options.integer("timeout").pipe(Options.withDescription("wait this long (ms) for a matching response"), Options.optional)
   },
@@ -123,11 +127,17 @@ const responseBody = Command.make(
       (c, q) =>
         c.observe.responseBody({
           urlParams: q,
-          payload: { url: args.url, ...withTarget(args.targetId), ...given("maxChars", args.maxChars), ...given("timeoutMs", args.timeout) }
+          payload: {
+            ...given("url", args.url),
+            ...given("seq", args.seq),
+            ...withTarget(args.targetId),
+            ...given("maxChars", args.maxChars),
+            ...given("timeoutMs", args.timeout)
+          }
         }),
       (r) => r.body
     )
-).pipe(Command.withDescription("print the body of the latest response matching <url-glob>"))
+).pipe(Command.withDescription("print the body of the latest response matching <url-glob>, or of request --seq <n>"))
 
 const traceStart = Command.make(
   "start",
