@@ -37,7 +37,8 @@ export const BrowserToolAction = Schema.Literal(
   "savestate",
   "loadstate",
   "emulate",
-  "styles"
+  "styles",
+  "routes"
 )
 export type BrowserToolAction = typeof BrowserToolAction.Type
 
@@ -142,7 +143,7 @@ export const BrowserToolParams = Schema.Struct({
   snapshotAfter: opt(Schema.Boolean, "act: answer with the tab's snapshot after the action"),
   level: opt(Schema.Literal("debug", "log", "info", "warning", "error"), "console: the lowest level shown"),
   filter: opt(Schema.String, "requests: only URLs containing this, or matching it as a regular expression"),
-  clear: opt(Schema.Boolean, "errors, requests, cookies, storage: clear them"),
+  clear: opt(Schema.Boolean, "errors, requests, cookies, storage: clear them; routes: remove the pattern's route (every route without one)"),
   paths: opt(Schema.Array(Schema.String), "upload: the files (in the uploads root)"),
   accept: opt(Schema.Boolean, "dialog: accept (true) or dismiss (false) the next dialog"),
   promptText: opt(Schema.String, "dialog: the text for a prompt"),
@@ -165,7 +166,12 @@ export const BrowserToolParams = Schema.Struct({
   latitude: opt(Schema.Number, "emulate: geolocation latitude"),
   longitude: opt(Schema.Number, "emulate: geolocation longitude"),
   network: opt(NetworkPreset, "emulate: a slower network (a preset; none: full speed)"),
-  cpu: opt(Schema.Number, "emulate: how many times slower the CPU runs, 1 to 20 (1: its own speed)")
+  cpu: opt(Schema.Number, "emulate: how many times slower the CPU runs, 1 to 20 (1: its own speed)"),
+  pattern: opt(Schema.String, "routes: the URL glob of requests to answer (* and ** match); with clear: the route to remove"),
+  status: opt(Schema.Int, "routes: the HTTP status to answer with (default 200)"),
+  body: opt(Schema.String, "routes: the body to answer with"),
+  contentType: opt(Schema.String, "routes: the content type of that body"),
+  abort: opt(Schema.Boolean, "routes: refuse the requests instead (they fail as a network error)")
 }).annotations({
   identifier: "browser",
   description: "Drive a web browser: tabs, snapshots with refs, actions by ref, screenshots, and the page's console, " +

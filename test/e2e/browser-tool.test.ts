@@ -156,6 +156,17 @@ describe("the browser tool", () => {
     expect(text(await call({ action: "emulate", network: "none", cpu: 1 }))).toBe("network at full speed, CPU at its own speed (this tab)")
   })
 
+  it("routes answers requests with a given response, lists the routes and removes them", async () => {
+    await call({ action: "navigate", url: pages.url("/tool") })
+    expect(text(await call({ action: "routes", pattern: "**/mocked", body: "from the route", contentType: "text/plain" })))
+      .toBe("route added: **/mocked: answered 200, text/plain, 14 byte(s) (0 request(s) so far)")
+    const read = () => call({ action: "act", request: { kind: "evaluate", fn: "() => fetch('/mocked').then((r) => r.text(), () => 'failed')" } })
+    expect(text(await read())).toContain('"from the route"')
+    expect(text(await call({ action: "routes" }))).toBe("**/mocked: answered 200, text/plain, 14 byte(s) (1 request(s) so far)")
+    expect(text(await call({ action: "routes", clear: true }))).toBe("removed 1 route(s)")
+    expect(text(await read())).not.toContain("from the route")
+  })
+
   it("styles answers an element's computed values and the rules that set them", async () => {
     await call({ action: "navigate", url: pages.url("/tool") })
     const button = refOf(text(await call({ action: "snapshot" })), /"Add one"/)

@@ -6,6 +6,7 @@ import { ActRequest } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
 import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
+import { routeLines } from "../../client/routes.js"
 import { stylesText } from "../../client/styles.js"
 import { actText, errorResult, fileUrlLines, foundText, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
@@ -190,6 +191,8 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
             }),
             (s) => textResult(p.find !== undefined ? foundText(s, { find: p.find, regex: p.regex }) : snapshotText(s))
           )
+        case "routes":
+          return routes(p, q)
         case "styles":
           return Effect.map(
             client.act.styles({
@@ -351,6 +354,30 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
       }
       return { content: [{ type: "text", text: parts.join("\n\n") }], isError: failed } satisfies ToolResult
     })
+
+  /** The profile's network routes: listed, one added (pattern and what to answer), or removed (clear). */
+  const routes = (p: BrowserToolParams, q: { readonly profile?: string }): Effect.Effect<ToolResult, unknown> => {
+    if (p.clear === true) {
+      return Effect.map(
+        client.state.removeRoute({ urlParams: q, payload: p.pattern !== undefined ? { pattern: p.pattern } : {} }),
+        (r) => textResult(`removed ${r.removed} route(s)`)
+      )
+    }
+    if (p.pattern === undefined) return Effect.map(client.state.routes({ urlParams: q }), (r) => textResult(routeLines(r.routes)))
+    return Effect.map(
+      client.state.addRoute({
+        urlParams: q,
+        payload: {
+          pattern: p.pattern,
+          ...(p.status !== undefined ? { status: p.status } : {}),
+          ...(p.body !== undefined ? { body: p.body } : {}),
+          ...(p.contentType !== undefined ? { contentType: p.contentType } : {}),
+          ...(p.abort !== undefined ? { abort: p.abort } : {})
+        }
+      }),
+      (r) => textResult(`${r.replaced ? "replaced the route" : "route added"}: ${routeLines(r.routes.filter((x) => x.pattern === p.pattern))}`)
+    )
+  }
 
   const emulate = (p: BrowserToolParams, q: { readonly profile?: string }): Effect.Effect<ToolResult, unknown> =>
     Effect.gen(function*() {

@@ -32,7 +32,7 @@ describe("the browser tool's JSON Schema", () => {
     expect(root.properties.action.enum).toEqual([
       "status", "start", "stop", "profiles", "tabs", "open", "focus", "close", "snapshot", "screenshot", "navigate",
       "act", "console", "errors", "requests", "pdf", "upload", "dialog", "download", "waitfordownload", "cookies",
-      "storage", "savestate", "loadstate", "emulate", "styles"
+      "storage", "savestate", "loadstate", "emulate", "styles", "routes"
     ])
     const request = root.properties.request.$ref !== undefined
       ? schema.$defs[root.properties.request.$ref.split("/").pop()]
