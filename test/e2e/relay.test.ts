@@ -243,6 +243,29 @@ describe("the extension relay (relay profile)", () => {
     expect(await sharedTabs()).toEqual([tab])
   })
 
+  it("reads an element's CSS and throttles the network of a shared tab", async () => {
+    const ref = refOf(await snapshot(), /button "Second button"/)
+    const css = await api("GET", `/styles?profile=relay&targetId=${tab}&ref=${ref}&properties=display`)
+    expect(css.status, css.body).toBe(200)
+    expect(css.json().computed).toEqual({ display: "inline-block" })
+    expect(css.json().rules.at(-1)).toMatchObject({ origin: "user-agent", declarations: [{ name: "display" }] })
+
+    const fetchMs = async () => {
+      const r = await api("POST", "/act?profile=relay", {
+        kind: "evaluate",
+        targetId: tab,
+        fn: "async () => { const t0 = performance.now(); await fetch('/one?' + Math.random()); return performance.now() - t0 }"
+      })
+      expect(r.status, r.body).toBe(200)
+      return r.json().result as number
+    }
+    const slow = await api("POST", "/set/throttle?profile=relay", { targetId: tab, latencyMs: 1200 })
+    expect(slow.status, slow.body).toBe(200)
+    expect(await fetchMs()).toBeGreaterThanOrEqual(1_100)
+    expect((await api("POST", "/set/throttle?profile=relay", { targetId: tab, network: "none" })).status).toBe(200)
+    expect(await fetchMs()).toBeLessThan(700)
+  })
+
   it("refuses wrong credentials, web pages and non-loopback names, and the extension's popup says why", async () => {
     const noToken = await request(relayPort(), "GET", "/json/version")
     expect(noToken.status).toBe(401)
