@@ -56,6 +56,8 @@ const readRules = async (page: Page, timeoutMs: number): Promise<ReadonlyArray<C
     const matched = (await send("CSS.getMatchedStylesForNode", { nodeId })) as CdpMatched
     return matchedRules(matched, sheets, page.url())
   } finally {
+    // Detaching ends it on a session of its own; on the relay's shared attachment it must be turned off.
+    await send("CSS.disable").catch(() => undefined)
     await session.detach().catch(() => undefined)
   }
 }
