@@ -12,6 +12,10 @@ const ruleLine = (r: CssRule): string => {
   return `  ${head}${where !== undefined ? ` (${where})` : ""} { ${declarations} }`
 }
 
+/** The CSS properties asked for, as GET /styles takes them (comma-separated); none asked: nothing. */
+export const propertiesParam = (properties: ReadonlyArray<string> | undefined): { readonly properties?: string } =>
+  properties !== undefined && properties.length > 0 ? { properties: properties.join(",") } : {}
+
 export const stylesText = (r: StylesResult): string => {
   const computed = Object.entries(r.computed).map(([k, v]) => `${k}: ${v}`).join("; ")
   const lines = [`${r.description} [ref=${r.ref}]`, `computed: ${computed}`]

@@ -3,7 +3,7 @@ import type { ActRequest } from "../domain/browser.js"
 import { waitedFor } from "../client/waited.js"
 import { droppedWhat } from "../client/dropped.js"
 import { foundHeading } from "../client/found.js"
-import { stylesText } from "../client/styles.js"
+import { propertiesParam, stylesText } from "../client/styles.js"
 import { snapshotNoticesAsParameters } from "../client/hints.js"
 import { actionText, dialogLines, elementName, fileUrlLines, snapshotText, valueText } from "./results.js"
 import { refocusAfterClose } from "./tabTools.js"
@@ -267,7 +267,7 @@ export const cssStyles = defineTool({
   run: (input, env) =>
     Effect.flatMap(elementRef(input), (ref) =>
       env.client.act.styles({
-        urlParams: { ...env.query, ref, ...(input.properties !== undefined && input.properties.length > 0 ? { properties: input.properties.join(",") } : {}) }
+        urlParams: { ...env.query, ref, ...propertiesParam(input.properties) }
       }).pipe(Effect.map(stylesText)))
 })
 

@@ -7,7 +7,7 @@ import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } f
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
 import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
 import { routeLines } from "../../client/routes.js"
-import { stylesText } from "../../client/styles.js"
+import { propertiesParam, stylesText } from "../../client/styles.js"
 import { actText, errorResult, fileUrlLines, foundText, jsonText, navigateText, snapshotText, textResult, type ToolResult } from "./toolResult.js"
 
 // The agent tool `browser`: one call decoded against the tool's Schema, routed to a browser
@@ -200,7 +200,7 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
                 ...q,
                 ...tab,
                 ref: need(p.ref, "ref", a),
-                ...(p.properties !== undefined && p.properties.length > 0 ? { properties: p.properties.join(",") } : {})
+                ...propertiesParam(p.properties)
               }
             }),
             (r) => textResult(stylesText(r))

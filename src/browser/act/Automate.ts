@@ -511,7 +511,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     /** The element's CSS: the computed values asked for (or a common set) and the rules that set them. */
     const styles = (profileName: string | undefined, request: { ref: string; targetId?: string | undefined; properties?: string | undefined }) =>
       Effect.gen(function*() {
-        const asked = request.properties?.split(",").map((p) => p.trim().toLowerCase()).filter((p) => p !== "")
+        const listed = request.properties?.split(",").map((p) => p.trim().toLowerCase()).filter((p) => p !== "") ?? []
+        const asked = listed.length > 0 ? listed : undefined
         const { page, tab, target } = yield* pageOf(profileName, request.targetId)
         const { read, resolved } = yield* Effect.gen(function*() {
           const resolved = yield* refs.resolve(tab, page, request.ref)
@@ -519,10 +520,9 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           yield* refs.settle(tab)
           return { read, resolved }
         }).pipe(refs.owned, turns.inTurn(tab), dialogs.refusedIfHeld(tab))
-        const names = asked !== undefined && asked.length > 0 ? asked : COMMON_PROPERTIES
         const computed: Record<string, string> = {}
-        for (const name of names) computed[name] = computedValue(read.computed, name) ?? "(not a CSS property)"
-        const shown = shownRules(read.rules, asked !== undefined && asked.length > 0 ? asked : undefined)
+        for (const name of asked ?? COMMON_PROPERTIES) computed[name] = computedValue(read.computed, name) ?? "(not a CSS property)"
+        const shown = shownRules(read.rules, asked)
         const result: StylesResult = {
           targetId: target.targetId,
           ref: request.ref,

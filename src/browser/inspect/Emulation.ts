@@ -155,13 +155,16 @@ const makeEmulation = Effect.gen(function*() {
       return Effect.logWarning(`emulation: ${text}`)
     }, { discard: true })
 
+  /** Whether the profile is offline (a throttle's conditions carry it, see emulationApply's sendNetwork). */
+  const offlineIn = (profile: string) => store.profile(profile)?.offline === true
+
   /** Puts the tab's settings on a page object that has none of them. Never fails. */
   const resync = (tab: TabRef, page: Page) =>
     runPromise(
       Effect.gen(function*() {
         const settings = store.tab(tab)
         if (settings === undefined) return
-        const lost = yield* applyTab(page, sendOn(page), settings, store.profile(tab.profile)?.offline === true)
+        const lost = yield* applyTab(page, sendOn(page), settings, offlineIn(tab.profile))
         // A page closed meanwhile (the tab, or the whole connection dropping again) has lost nothing.
         if (lost.length === 0 || page.isClosed()) return
         const now = store.tab(tab)
@@ -454,7 +457,7 @@ const makeEmulation = Effect.gen(function*() {
       const next: TabSettings = { ...was, network: t.network, cpuRate: t.cpuRate }
       const send = sendOn(page)
       const tab = tabOf.get(page)
-      const offline = tab !== undefined && store.profile(tab.profile)?.offline === true
+      const offline = tab !== undefined && offlineIn(tab.profile)
       if (next.network !== was.network) yield* sendNetwork(send, next, offline, "set throttle")
       if (next.cpuRate !== was.cpuRate) yield* sendCpu(send, next, "set throttle")
       return applied<Throttle>("tab", t, keepTab(page, next))

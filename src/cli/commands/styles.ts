@@ -1,6 +1,6 @@
 import { Args, Command } from "@effect/cli"
 import { Option } from "effect"
-import { stylesText } from "../../client/styles.js"
+import { propertiesParam, stylesText } from "../../client/styles.js"
 import { targetIdOption } from "./act.js"
 import { callControl, commonOptions } from "./shared.js"
 
@@ -25,7 +25,7 @@ export const styles = Command.make(
           urlParams: {
             ...q,
             ref: args.ref,
-            ...(args.properties.length > 0 ? { properties: args.properties.join(",") } : {}),
+            ...propertiesParam(args.properties),
             ...Option.match(args.targetId, { onNone: () => ({}), onSome: (targetId) => ({ targetId }) })
           }
         }),
