@@ -200,7 +200,7 @@ describe("the language-model agent in the gateway (anthropic wire format)", () =
 
   it("send_screenshot sends the current page to the chat", async () => {
     const chat = "iMessage;-;+15552220006"
-    model.script({ calls: [{ name: "send_screenshot", input: {} }] }, (req) => ({ text: req.toolResults.at(-1)!.content.includes("sent") ? "Sent you a screenshot." : "failed" }))
+    model.script({ calls: [{ name: "send_screenshot", input: {} }] }, (req) => ({ text: req.toolResults.at(-1)!.content.includes("sent") ? "Sent you a screenshot." : `failed: ${lastResult(req)}` }))
     await send("AGENT-10", "show me the page", "+15552220006")
     await waitUntil(() => replies(chat).length > 0, 30_000)
     expect(replies(chat)).toEqual(["Sent you a screenshot."])

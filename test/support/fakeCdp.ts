@@ -44,6 +44,8 @@ export interface FakeCdpBehaviour {
   dropOn: Set<string>
   /** Methods answered with this protocol error. */
   errors: Record<string, { code: number; message: string }>
+  /** Methods answered with this protocol error the next time only. */
+  errorsOnce: Record<string, { code: number; message: string }>
   /** Page.captureScreenshot answers this base64 instead of a PNG. */
   screenshotData: string | undefined
 }
@@ -168,6 +170,7 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
     hang: new Set(),
     dropOn: new Set(),
     errors: {},
+    errorsOnce: {},
     screenshotData: undefined
   }
   const calls: Array<FakeCall> = []
@@ -269,6 +272,11 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
     }
     const injected = behaviour.errors[msg.method]
     if (injected !== undefined) return reply({ error: injected })
+    const once = behaviour.errorsOnce[msg.method]
+    if (once !== undefined) {
+      delete behaviour.errorsOnce[msg.method]
+      return reply({ error: once })
+    }
     const noTarget = { error: { code: -32602, message: "No target with given id found" } }
     const byId = (id: unknown) => targets.find((t) => t.targetId === id)
     const sessionTarget = msg.sessionId === undefined ? undefined : byId(sessions.get(msg.sessionId))

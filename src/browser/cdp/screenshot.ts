@@ -71,7 +71,22 @@ export const screenshot = (
         params = { ...params, captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } }
       }
     }
-    const { data } = yield* conn.send("Page.captureScreenshot", params, sessionId).pipe(Effect.mapError(failed), timed("png"))
+    const capture = conn.send("Page.captureScreenshot", params, sessionId)
+    // A browser that has just started may not have painted its tab yet: Chromium answers "Unable to capture
+    // screenshot" (measured: 1 of 5 captures right after the managed browser's start). Bringing the tab to
+    // front makes it paint; then one more try.
+    const { data } = yield* capture.pipe(
+      Effect.catchIf(
+        (e) => /Unable to capture screenshot/i.test(e.message),
+        () =>
+          conn.send("Page.bringToFront", undefined, sessionId).pipe(
+            Effect.zipRight(Effect.sleep("50 millis")),
+            Effect.zipRight(capture)
+          )
+      ),
+      Effect.mapError(failed),
+      timed("png")
+    )
     const buf = Buffer.from(data, "base64")
     const image = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
     const size = imageSize(type, image)

@@ -604,6 +604,21 @@ describe("Cdp (fake endpoint)", () => {
       expect(fake.openSessions()).toBe(0)
     }))
 
+  it.scopedLive("a tab the browser has not painted yet (just started) is brought to front and captured again", () =>
+    Effect.gen(function*() {
+      const { cdp, ep, fake } = yield* setup()
+      fake.behaviour.errorsOnce["Page.captureScreenshot"] = { code: -32000, message: "Unable to capture screenshot" }
+      const before = fake.calls.length
+      const shot = yield* cdp.screenshot(ep, "PAGE-1", { allTabsListed: true })
+      expect(shot).toMatchObject({ width: 800, height: 600 })
+      const methods = fake.calls.slice(before).map((c) => c.method).filter((m) => m.startsWith("Page."))
+      expect(methods).toEqual(["Page.captureScreenshot", "Page.bringToFront", "Page.captureScreenshot"])
+      // Any other refusal is not tried again.
+      fake.behaviour.errorsOnce["Page.captureScreenshot"] = { code: -32000, message: "Target crashed" }
+      const err = yield* Effect.flip(cdp.screenshot(ep, "PAGE-1", { allTabsListed: true }))
+      expect(err.message).toContain("Target crashed")
+    }))
+
   it.scopedLive("a screenshot that is not a PNG is BrowserUnavailable", () =>
     Effect.gen(function*() {
       const { cdp, ep, fake } = yield* setup()
