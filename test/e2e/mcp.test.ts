@@ -227,6 +227,10 @@ describe("svc mcp with no gateway running", () => {
     const cut = textOf(await session.call("browser_snapshot", { limit: 60 }))
     expect(cut).toMatch(/snapshot truncated at the 60-character limit.*Pass a higher limit, or narrow it with mode: "efficient"/)
     expect(cut).not.toContain("--")
+
+    // A page with nothing interactive says so, with the parameter to leave out said as this tool's.
+    const none = textOf(await session.call("browser_snapshot", { selector: "#status", interactive: true }))
+    expect(none).toMatch(/\[no interactive elements in "#status": a full snapshot \(without interactive: true or mode: "efficient"\)/)
   })
 
   it("answers a navigation with the page's snapshot when asked, and its refs work", async () => {

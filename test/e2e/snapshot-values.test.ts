@@ -82,7 +82,8 @@ describe("snapshots show the state of controls", () => {
       "/hostile": hostile,
       "/hostile-frame": hostileFrame,
       "/hostile-frame-doc": hostileFrameDoc,
-      "/hostile-other-site": hostileOtherSite
+      "/hostile-other-site": hostileOtherSite,
+      "/canvas": `<!doctype html><title>Drawn</title><canvas width="300" height="100"></canvas><div id="empty"></div>`
     })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/form"))
@@ -212,6 +213,25 @@ describe("snapshots show the state of controls", () => {
       for (const mode of [["--interactive"], ["--efficient"], ["--format", "role"], ["--format", "aria"]]) {
         expect(await svcOk("browser", "snapshot", ...mode), `${page}, mode ${mode.join(" ")}`).not.toContain(FRAME_HIDDEN_SECRET)
       }
+    }
+  })
+
+  // Last: it opens and closes a tab of its own (the tab the tests above use is the current one until then).
+  it("a page with nothing to read says so in every format, instead of answering an empty text", async () => {
+    const { targetId } = JSON.parse(await svcOk("browser", "open", pages.url("/canvas"), "--json")) as { targetId: string }
+    try {
+      const tab = ["--target-id", targetId]
+      for (const format of ["ai", "role", "aria"]) {
+        expect((await svcOk("browser", "snapshot", "--format", format, ...tab)).trim()).toMatch(/^\[nothing to read in the page: it is empty.*a screenshot shows what it looks like\]$/)
+      }
+      expect((await svcOk("browser", "snapshot", "--interactive", ...tab)).trim()).toMatch(/^\[no interactive elements in the page: a full snapshot/)
+      expect((await svcOk("browser", "snapshot", "--selector", "#empty", ...tab)).trim()).toMatch(/^\[nothing to read in "#empty": /)
+      // JSON says the same; the stats still count the page's lines (none).
+      const json = JSON.parse(await svcOk("browser", "snapshot", "--json", ...tab)) as { snapshot: string; stats: { lines: number } }
+      expect(json.snapshot).toMatch(/^\[nothing to read in the page/)
+      expect(json.stats.lines).toBe(0)
+    } finally {
+      await svcOk("browser", "close", targetId)
     }
   })
 })

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest"
+import { emptySnapshotNotice } from "../../../src/browser/snapshot/EmptyNotice.js"
+import { snapshotNoticesAsParameters } from "../../../src/client/hints.js"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { nameOf, parseLineHead } from "../../../src/browser/snapshot/AriaLine.js"
 import { foldControlState, PASSWORD_MASK } from "../../../src/browser/snapshot/ControlLines.js"
@@ -553,5 +555,16 @@ describe("what a snapshot leaves out, it says", () => {
       baseFor: () => 0
     })
     expect(ai.text.split("\n").pop()).toMatch(/of them interactive element\(s\)\. Pass a higher --limit, or narrow it with --efficient/)
+  })
+})
+
+describe("a snapshot with nothing to read", () => {
+  it("names what was read and what to try, with the options said as flags (a tool call's parameters on MCP)", () => {
+    expect(emptySnapshotNotice()).toMatch(/^\[nothing to read in the page: .*a screenshot shows what it looks like\]$/)
+    expect(emptySnapshotNotice({ interactive: true })).toMatch(/^\[no interactive elements in the page: a full snapshot \(without --interactive or --efficient\)/)
+    expect(emptySnapshotNotice({ selector: "#list" })).toMatch(/^\[nothing to read in "#list": /)
+    expect(emptySnapshotNotice({ selector: "#list", frame: "#pay" })).toMatch(/^\[nothing to read in "#list" in the frame "#pay": /)
+    expect(emptySnapshotNotice({ frame: "#pay", interactive: true })).toMatch(/^\[no interactive elements in the frame "#pay": /)
+    expect(snapshotNoticesAsParameters(emptySnapshotNotice({ interactive: true }))).toContain(`(without interactive: true or mode: "efficient")`)
   })
 })
