@@ -9,7 +9,7 @@ import { TabTurns } from "../pages/TabTurns.js"
 import { Tabs } from "../pages/Tabs.js"
 import { imageExtension, type ImageType } from "../cdp/png.js"
 import { MAX_SNAPSHOT_LIMIT } from "./AriaFormat.js"
-import { emptySnapshotNotice } from "./EmptyNotice.js"
+import { orEmptyNotice } from "./EmptyNotice.js"
 import { type Finder, findLines } from "./FindLines.js"
 import { browserMediaDir, writeMediaFile } from "./mediaFiles.js"
 import { FIND_LIMIT } from "./SnapshotOptions.js"
@@ -57,7 +57,7 @@ export class Capture extends Effect.Service<Capture>()("svc/Capture", {
           targetId: target.targetId,
           url: snap.url,
           title: snap.title,
-          snapshot: snap.snapshot.trim() === "" ? emptySnapshotNotice() : snap.snapshot,
+          snapshot: orEmptyNotice(snap.snapshot),
           nodes: snap.nodes,
           truncated: snap.truncated
         } satisfies SnapshotResult

@@ -6,7 +6,7 @@ import { timed } from "../../platform/serverTiming.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { Refs, type TabRef } from "../act/Refs.js"
 import { type RenderedAi, renderAiSnapshot } from "./AiSnapshot.js"
-import { emptySnapshotNotice } from "./EmptyNotice.js"
+import { orEmptyNotice } from "./EmptyNotice.js"
 import { findLines } from "./FindLines.js"
 import { foldControlState } from "./ControlLines.js"
 import { frameOrigin, labelsScreenshot } from "./Labels.js"
@@ -297,7 +297,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const answer = request.diff === true ? answerAsDiff(before, taken, rendered.text) : undefined
         const output: SnapshotOutput = {
           format: o.format,
-          snapshot: answer?.text ?? (rendered.text.trim() === "" ? emptySnapshotNotice(o) : rendered.text),
+          snapshot: answer?.text ?? orEmptyNotice(rendered.text, o),
           refs: answer?.shown !== undefined ? refsShown(rendered.refs, answer.shown) : rendered.refs,
           stats: rendered.stats,
           truncated: rendered.truncated,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { emptySnapshotNotice } from "../../../src/browser/snapshot/EmptyNotice.js"
+import { emptySnapshotNotice, orEmptyNotice } from "../../../src/browser/snapshot/EmptyNotice.js"
 import { snapshotNoticesAsParameters } from "../../../src/client/hints.js"
 import { renderAiSnapshot } from "../../../src/browser/snapshot/AiSnapshot.js"
 import { nameOf, parseLineHead } from "../../../src/browser/snapshot/AriaLine.js"
@@ -566,5 +566,8 @@ describe("a snapshot with nothing to read", () => {
     expect(emptySnapshotNotice({ selector: "#list", frame: "#pay" })).toMatch(/^\[nothing to read in "#list" in the frame "#pay": /)
     expect(emptySnapshotNotice({ frame: "#pay", interactive: true })).toMatch(/^\[no interactive elements in the frame "#pay": /)
     expect(snapshotNoticesAsParameters(emptySnapshotNotice({ interactive: true }))).toContain(`(without interactive: true or mode: "efficient")`)
+    // Only a text with no line gets it.
+    expect(orEmptyNotice(" \n", { selector: "#x" })).toBe(emptySnapshotNotice({ selector: "#x" }))
+    expect(orEmptyNotice(`- button "Go" [ref=2]`)).toBe(`- button "Go" [ref=2]`)
   })
 })
