@@ -222,6 +222,9 @@ describe("svc mcp with no gateway running", () => {
 
     const status = await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })
     expect(textOf(status)).toBe('"clicked 2"')
+    // A function given the element by ref reads it as the page made it (svc's pin on it while it acts is off).
+    const html = await session.call("browser_evaluate", { function: "(el) => el.outerHTML", ref })
+    expect(JSON.parse(textOf(html))).toBe(`<button onclick="document.getElementById('status').textContent = 'clicked ' + (++window.n)">Increment counter</button>`)
 
     // A cut snapshot says how to see more as this tool's parameters, not the CLI's flags.
     const cut = textOf(await session.call("browser_snapshot", { limit: 60 }))

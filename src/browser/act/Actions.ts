@@ -20,6 +20,7 @@ import {
 } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
+import { GUARD_ATTRIBUTE } from "./refIdentity.js"
 import { scroll } from "./scroll.js"
 import { clickAt, dragBetween, mouseButton, moveTo } from "./pointer.js"
 import { drop } from "./drop.js"
@@ -481,7 +482,7 @@ const makeActions = () => {
           if (target !== undefined) {
             const element = yield* steps.idempotent((timeout) => target.locator.elementHandle({ timeout }))
             result = yield* steps.once((timeout) =>
-              bounded(element.evaluateHandle(runAgentCode, fn), timeout, "elementHandle.evaluate")
+              bounded(element.evaluateHandle(runAgentCode, { source: fn, unmark: GUARD_ATTRIBUTE }), timeout, "elementHandle.evaluate")
                 .finally(() => element.dispose().catch(() => undefined)), script(page))
           } else {
             result = yield* steps.once(

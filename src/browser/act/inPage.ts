@@ -8,9 +8,14 @@ export interface AgentResultBox {
   readonly value: unknown
 }
 
-/** Runs the agent's source: an expression, or a function (called with the element when there is a ref). */
-export const runAgentCode = async (element: unknown, source: string): Promise<AgentResultBox> => {
-  const value: unknown = (0, eval)(source)
+/**
+ * Runs the agent's source: an expression, or a function (called with the element when there is a ref). The
+ * element may carry svc's pin (`unmark`, the attribute refIdentity.ts sets while an action by ref runs): it is
+ * taken off first, so the agent's code reads the element (its outerHTML, its attributes) as the page made it.
+ */
+export const runAgentCode = async (element: unknown, arg: { readonly source: string; readonly unmark: string }): Promise<AgentResultBox> => {
+  ;(element as { removeAttribute?: (name: string) => void }).removeAttribute?.(arg.unmark)
+  const value: unknown = (0, eval)(arg.source)
   return { value: typeof value === "function" ? await (value as (el: unknown) => unknown)(element) : await value }
 }
 
