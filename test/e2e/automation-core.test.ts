@@ -285,8 +285,13 @@ describe("automation core against real Chromium", () => {
     expect(await outText(tab)).toBe("second save")
     await (await resolve(tab, renewed)).locator.click({ timeout: 5_000 })
     expect(await outText(tab)).toBe("new")
-    // A role snapshot retires the AI refs (playwright keeps one snapshot per frame).
+    // A role snapshot replaces the library's snapshot of the frame; the AI refs of elements unchanged since
+    // still act (svc's own checks tell them), and one whose element went since fails fast, saying why.
     await snapshot(tab, { interactive: true })
+    await tab.page.evaluate(`document.getElementById("out").textContent = ""`)
+    await (await resolve(tab, renewed)).locator.click({ timeout: 5_000 })
+    expect(await outText(tab)).toBe("new")
+    await tab.page.evaluate(`document.getElementById("rerender").remove()`)
     expect((await expectStale(tab, renewed)).message).toContain("role snapshot")
   })
 

@@ -234,6 +234,13 @@ describe("svc mcp with no gateway running", () => {
     // A page with nothing interactive says so, with the parameter to leave out said as this tool's.
     const none = textOf(await session.call("browser_snapshot", { selector: "#status", interactive: true }))
     expect(none).toMatch(/\[no interactive elements in "#status": a full snapshot \(without interactive: true or mode: "efficient"\)/)
+    // A look at a part of the page (a role snapshot) leaves the refs of the page's snapshot working.
+    const whole = refOf(textOf(await session.call("browser_snapshot")), /button "Increment counter"/)
+    expect((await session.call("browser_snapshot", { selector: "#status" })).isError).toBeFalsy()
+    const again = await session.call("browser_click", { ref: whole })
+    expect(again.isError, textOf(again)).toBeFalsy()
+    expect(textOf(await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })))
+      .toBe('"clicked 3"')
   })
 
   it("answers a navigation with the page's snapshot when asked, and its refs work", async () => {

@@ -106,6 +106,11 @@ interface AiTable {
   readonly entries: ReadonlyMap<string, AiRefEntry>
   /** role\u0000name of the refs that were the only ones of their kind in the snapshot. */
   readonly unique: ReadonlySet<string>
+  /**
+   * Why the library's own ref map of the page no longer is this snapshot's (a role snapshot replaced it): its
+   * refs then act only where svc's checks tell their element without it (see resolveAi).
+   */
+  readonly libraryMapGone?: string | undefined
 }
 
 interface RoleTable {
@@ -118,8 +123,6 @@ interface RoleTable {
 
 interface TabState {
   ai: AiTable | undefined
-  /** Why there is no usable AI table although one was taken. */
-  aiGone: string | undefined
   role: RoleTable | undefined
   /** Main-frame numbering: which document the base belongs to, the base, the highest number issued. */
   docKey: string | undefined
@@ -201,7 +204,6 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
       if (!create) return undefined
       const state: TabState = {
         ai: undefined,
-        aiGone: undefined,
         role: undefined,
         docKey: undefined,
         base: 0,
@@ -239,14 +241,14 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         state.maxIssued = Math.max(state.maxIssued, result.maxMain)
         const entries = new Map(result.entries)
         state.ai = { navigations, entries, unique: uniqueAiGroups(entries) }
-        state.aiGone = undefined
         return result
       })
 
     /**
      * Replace the tab's role table. `render` runs synchronously inside the update; `numberFor` gives a
-     * target (see roleKey) its number in this tab. A role snapshot also ends the AI table: playwright
-     * keeps one snapshot per frame, and the role snapshot just replaced it.
+     * target (see roleKey) its number in this tab. The AI table stays, but playwright keeps one snapshot per
+     * frame, and the role snapshot just replaced the AI one: the AI refs then act where svc's own checks
+     * (refChecks.ts) or their role and name tell their element, and fail fast elsewhere (see resolveAi).
      */
     const recordRole = <A extends RoleRecord>(
       tab: TabRef,
@@ -267,10 +269,12 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         }
         const result = render(numberFor)
         state.role = { navigations, entries: new Map(result.entries), frameSelector }
-        if (state.ai !== undefined) {
-          state.ai = undefined
-          state.aiGone = "a role snapshot of this tab was taken after the AI snapshot that issued it, which " +
-            "retired the AI snapshot's refs"
+        if (state.ai !== undefined && state.ai.libraryMapGone === undefined) {
+          state.ai = {
+            ...state.ai,
+            libraryMapGone: "a role snapshot of this tab was taken after the AI snapshot that issued it, and its " +
+              "element cannot be told from that snapshot any more (it changed since, or it is in an iframe or a shadow tree)"
+          }
         }
         return result
       })
@@ -402,7 +406,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           ? `; this page's latest snapshot issued e-refs: did you mean e${key}?`
           : ""
         if (state?.ai === undefined) {
-          return yield* stale(key, (state?.aiGone ?? "no AI snapshot of this tab has issued refs yet (or the gateway restarted since)") + twin)
+          return yield* stale(key, "no AI snapshot of this tab has issued refs yet (or the gateway restarted since)" + twin)
         }
         if (state.ai.navigations !== navigations) {
           return yield* stale(key, `the page has navigated (now ${page.url()}) since the snapshot that issued it${twin}`)
@@ -429,10 +433,12 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           if ((yield* guardOnly(state, page, key, others, locator, mark, true)).installed) return found(locator)
         }
         // That very node, while it still has its role and name. An unknown aria ref matches nothing at once,
-        // where an action would wait out its timeout.
+        // where an action would wait out its timeout. (The library finds it in its latest snapshot of the
+        // frame: after a role snapshot, only where a later AI read of the page, such as the role snapshot's
+        // identity pass, renewed it.)
         const same = identity(page, entry.aria, entry.role, entry.name)
         if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
-        return yield* stale(key, changed(description))
+        return yield* stale(key, state.ai.libraryMapGone !== undefined ? state.ai.libraryMapGone + twin : changed(description))
       })
 
     const resolveRole = (state: TabState | undefined, page: Page, key: string, navigations: number, inLookup: boolean) =>
@@ -629,17 +635,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         for (const key of [...tabs.keys()]) if (key.startsWith(`${profile}\u0000`)) tabs.delete(key)
       })
 
-    /** The refs of the tab's current tables (for tests and diagnostics). */
-    const current = (tab: TabRef) =>
-      Effect.sync(() => {
-        const state = stateOf(tab, false)
-        return {
-          ai: state?.ai !== undefined ? [...state.ai.entries.keys()] : [],
-          role: state?.role !== undefined ? [...state.role.entries.keys()] : []
-        }
-      })
-
-    return { resolve, settle, owned, recordAi, recordRole, watchChanges, identifyRoleRefs, leaving, forget, forgetProfile, current } as const
+    return { resolve, settle, owned, recordAi, recordRole, watchChanges, identifyRoleRefs, leaving, forget, forgetProfile } as const
   }),
   dependencies: [PlaywrightSessions.Default, TabTurns.Default]
 }) {}

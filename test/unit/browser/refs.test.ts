@@ -477,16 +477,26 @@ describe("Refs over a fake page", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a role snapshot retires the AI table (playwright keeps one snapshot per frame)", () => {
+  it.effect("after a role snapshot, an AI ref acts where its element is still told apart, and is refused saying why where not", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
       const refs = yield* Refs
       const fake = newPage()
-      fake.add("button", "Save")
-      yield* recordAi(refs, fake, AI("", [2]))
-      yield* recordRole(refs, fake, [{ role: "button", name: "Save", nth: 0, count: 1 }])
-      expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "2")))).toContain("role snapshot")
+      yield* recordAi(refs, fake, AI("", [2, 3]))
+      yield* recordRole(refs, fake, [{ role: "button", name: "B2", nth: 0, count: 1 }])
+      // Playwright keeps one snapshot per frame: the role snapshot replaced the AI one its aria refs are found in.
+      const table = new Map(fake.aria)
+      fake.aria.clear()
+      // The only element of its role and name, then and now.
+      expect((yield* refs.resolve(tab, fake.page, "2")).name).toBe("B2")
+      // A look-alike came: only the aria ref could tell which one it was.
+      fake.add("button", "B3")
+      expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "3")))).toContain("role snapshot")
       expect((yield* refs.resolve(tab, fake.page, "e1")).role).toBe("button")
+      // A later AI read of the page (the role snapshot's identity pass) renews playwright's table: the aria ref
+      // tells the element again.
+      for (const [aria, node] of table) fake.aria.set(aria, node)
+      expect((yield* refs.resolve(tab, fake.page, "3")).name).toBe("B3")
       // An AI snapshot leaves role refs usable (they do not depend on playwright's table).
       yield* recordAi(refs, fake, AI("", [2]))
       expect((yield* refs.resolve(tab, fake.page, "e1")).role).toBe("button")
