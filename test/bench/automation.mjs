@@ -216,7 +216,7 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
       }
       if (size === "small") {
         // Click by ref through the API vs a direct click of the same button, interleaved: first with an AI
-        // ref, then with a role ref (a role snapshot retires the AI snapshot's refs, so one after the other).
+        // ref, then with a role ref.
         const button = direct.getByRole("button", { name: "Button 0", exact: true })
         const clicks = runs * 3
         const clickRuns = async (ref) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, servePages, startGateway } from "../support/gateway.js"
 import { refOf } from "../support/refs.js"
 
 // A ref is checked in one page call when nothing that makes up its element's role and name changed since
@@ -31,6 +31,11 @@ const page = `<!doctype html><title>Checks</title>
 const inner = `<!doctype html><title>Inner</title><p id="later"><button disabled>Later</button></p>`
 const framed = `<!doctype html><title>Framed</title><iframe title="inner" src="/inner"></iframe>`
 
+// A clock that changes the page every few milliseconds, so it changes while any snapshot of it is read.
+const ticking = `<!doctype html><title>Ticking</title><p id="clock">0</p>
+<button onclick="log.push('go')">Go</button>
+<script>window.log = []; setInterval(() => { clock.textContent = String(performance.now()) }, 3)</script>`
+
 describe("one-call ref checks", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
@@ -61,7 +66,7 @@ describe("one-call ref checks", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/checks": page, "/inner": inner, "/framed": framed })
+    pages = await servePages({ "/checks": page, "/inner": inner, "/framed": framed, "/ticking": ticking })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/checks"))
   }, 60_000)
@@ -121,6 +126,20 @@ describe("one-call ref checks", () => {
       expect(await log()).toEqual([])
     }, 60_000)
   }
+
+  it("role, on a page that changed while the snapshot was read: a ref alone of its kind is still checked in one call", async () => {
+    expect((await gw.svc("browser", "navigate", pages.url("/ticking"))).code).toBe(0)
+    const snap = (await gw.svc("browser", "snapshot", "--interactive")).stdout
+    const go = refOf(snap, /button "Go"/)
+    const auth = { authorization: `Bearer ${gw.token()}` }
+    for (let i = 0; i < 3; i++) {
+      const r = await request(gw.controlPort, "POST", "/act", auth, { kind: "click", ref: go })
+      expect(r.status, r.body).toBe(200)
+      // The click went the quick way (act/quickClick.ts), which needs the element's identity.
+      expect(String(r.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
+    }
+    expect(await log()).toEqual(["go", "go", "go"])
+  }, 60_000)
 
   it("role, in an iframe: an element removed while the action waits for it is reported at once, not waited out", async () => {
     expect((await gw.svc("browser", "navigate", pages.url("/framed"))).code).toBe(0)

@@ -573,8 +573,8 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /**
      * After a role snapshot (watched since before it was taken): give its refs the aria ref of their element,
-     * from an AI snapshot of the same scope (`takeAi`), read after the answer, when the document did not
-     * change while both were taken. Refs among look-alikes need it (without it they fail once their element
+     * from an AI snapshot of the same scope (`takeAi`), read after the answer (only to the refs alone of their
+     * kind when the document changed while both were taken). Refs among look-alikes need it (without it they fail once their element
      * is not the only one of its kind); the others only gain speed from it (their check then takes no page
      * call of its own), so with `allRefs` false and no look-alikes the page is not read again.
      */
@@ -598,8 +598,11 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           if (stateOf(tab, false)?.role !== table) return yield* Effect.asVoid(stopWatching(watch))
           const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
           const changedMeanwhile = yield* stopWatching(watch)
-          if (aiText === undefined || changedMeanwhile) return
-          const ids = identitiesFromAi(aiText, entries)
+          if (aiText === undefined) return
+          // A page that changed while both were read (a clock, a live region, a click) may have moved the
+          // look-alikes: only the refs that were the one element of their role and name, and still are, get
+          // their element (the one that would stand in for it anyway: see refIdentity.ts).
+          const ids = identitiesFromAi(aiText, changedMeanwhile ? entries.filter(([, e]) => e.count === 1) : entries)
           if (ids.size === 0 || stateOf(tab, false)?.role !== table) return
           table.entries = new Map(
             [...table.entries].map(([k, e]) => {

@@ -421,7 +421,7 @@ describe("Refs over a fake page", () => {
     }).pipe(Effect.provide(layer))
   }, 20_000)
 
-  it.effect("without identity (the page changed while the snapshot was taken), only a unique element resolves", () => {
+  it.effect("the page changed while the snapshot was taken: look-alikes get no identity and are refused, a unique element resolves", () => {
     const { layer, newPage } = setup()
     return Effect.gen(function*() {
       const refs = yield* Refs
@@ -434,7 +434,9 @@ describe("Refs over a fake page", () => {
       fake.domChanged = true
       yield* refs.identifyRoleRefs(tab, watch, async () => '- button "Save" [ref=e5]\n- button "Save" [ref=e6]\n- link "Home" [ref=e7]', { allRefs: false })
       expect(expectConflict(yield* Effect.either(refs.resolve(tab, fake.page, "e1")))).toContain("could not pin down")
-      // The only "Home" link, then and now: found by role and name (even after a re-render).
+      // The only "Home" link, then and now: it has its element's identity all the same (the one that would
+      // stand in for it), and is found by role and name once that element is re-rendered.
+      expect((yield* refs.resolve(tab, fake.page, "e3")).locator).toMatchObject({ kind: "and", selector: "aria-ref=e7" })
       fake.nodes[2]!.connected = false
       fake.add("link", "Home")
       expect((yield* refs.resolve(tab, fake.page, "e3")).locator).toMatchObject({ kind: "role", role: "link", name: "Home" })
