@@ -107,8 +107,9 @@ interface AiTable {
   /** role\u0000name of the refs that were the only ones of their kind in the snapshot. */
   readonly unique: ReadonlySet<string>
   /**
-   * Why the library's own ref map of the page no longer is this snapshot's (a role snapshot replaced it): its
-   * refs then act only where svc's checks tell their element without it (see resolveAi).
+   * Why the library's own ref map of the page may no longer be this snapshot's (a role snapshot replaced it):
+   * its refs then act where svc's checks, their role and name, or a later AI read of the page still tell their
+   * element, and a ref none of them tells is refused with this (see resolveAi).
    */
   readonly libraryMapGone?: string | undefined
 }
@@ -574,9 +575,10 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
     /**
      * After a role snapshot (watched since before it was taken): give its refs the aria ref of their element,
      * from an AI snapshot of the same scope (`takeAi`), read after the answer (only to the refs alone of their
-     * kind when the document changed while both were taken). Refs among look-alikes need it (without it they fail once their element
-     * is not the only one of its kind); the others only gain speed from it (their check then takes no page
-     * call of its own), so with `allRefs` false and no look-alikes the page is not read again.
+     * kind when the document changed while both were taken). Refs among look-alikes need it (without it they
+     * fail once their element is not the only one of its kind); the others only gain speed from it (their
+     * check then takes no page call of its own), so with `allRefs` false and no look-alikes the page is not
+     * read again.
      */
     const identifyRoleRefs = (
       tab: TabRef,
