@@ -44,8 +44,8 @@ export interface FakeCdpBehaviour {
   dropOn: Set<string>
   /** Methods answered with this protocol error. */
   errors: Record<string, { code: number; message: string }>
-  /** Methods answered with this protocol error the next time only. */
-  errorsOnce: Record<string, { code: number; message: string }>
+  /** Methods answered with this protocol error the next time only (the next `times` times, when given). */
+  errorsOnce: Record<string, { code: number; message: string; times?: number }>
   /** Page.captureScreenshot answers this base64 instead of a PNG. */
   screenshotData: string | undefined
 }
@@ -274,8 +274,9 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
     if (injected !== undefined) return reply({ error: injected })
     const once = behaviour.errorsOnce[msg.method]
     if (once !== undefined) {
-      delete behaviour.errorsOnce[msg.method]
-      return reply({ error: once })
+      if ((once.times ?? 1) > 1) behaviour.errorsOnce[msg.method] = { ...once, times: once.times! - 1 }
+      else delete behaviour.errorsOnce[msg.method]
+      return reply({ error: { code: once.code, message: once.message } })
     }
     const noTarget = { error: { code: -32602, message: "No target with given id found" } }
     const byId = (id: unknown) => targets.find((t) => t.targetId === id)

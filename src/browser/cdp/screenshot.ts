@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import { timed } from "../../platform/serverTiming.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { redactSecrets } from "../../domain/redact.js"
@@ -22,6 +22,12 @@ export const JPEG_QUALITY = 80
 
 /** Full-page screenshots are clipped to this many CSS pixels in each direction. */
 export const MAX_FULL_PAGE_PX = 16_384
+
+/** Chromium's answer for a tab it has not painted yet (see screenshot). */
+const unpainted = (e: { readonly message: string }) => /Unable to capture screenshot/i.test(e.message)
+/** After bringing an unpainted tab to front: the wait before the next capture, and then between captures. */
+const FIRST_PAINT_WAIT = Duration.millis(50)
+const PAINT_RETRIES = Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(5)))
 
 /** Whether the target is the browser's only tab (false when that cannot be told). */
 const onlyTab = (conn: Connection, targetId: string) =>
@@ -74,14 +80,14 @@ export const screenshot = (
     const capture = conn.send("Page.captureScreenshot", params, sessionId)
     // A browser that has just started may not have painted its tab yet: Chromium answers "Unable to capture
     // screenshot" (measured: 1 of 5 captures right after the managed browser's start). Bringing the tab to
-    // front makes it paint; then one more try.
+    // front makes it paint, which on a loaded machine can take longer than one short wait (a CI run failed
+    // after 50 ms): tried again while it answers so, for about 3 s in all.
     const { data } = yield* capture.pipe(
       Effect.catchIf(
-        (e) => /Unable to capture screenshot/i.test(e.message),
+        unpainted,
         () =>
           conn.send("Page.bringToFront", undefined, sessionId).pipe(
-            Effect.zipRight(Effect.sleep("50 millis")),
-            Effect.zipRight(capture)
+            Effect.zipRight(capture.pipe(Effect.delay(FIRST_PAINT_WAIT), Effect.retry({ while: unpainted, schedule: PAINT_RETRIES })))
           )
       ),
       Effect.mapError(failed),

@@ -613,6 +613,13 @@ describe("Cdp (fake endpoint)", () => {
       expect(shot).toMatchObject({ width: 800, height: 600 })
       const methods = fake.calls.slice(before).map((c) => c.method).filter((m) => m.startsWith("Page."))
       expect(methods).toEqual(["Page.captureScreenshot", "Page.bringToFront", "Page.captureScreenshot"])
+      // A tab that takes a while to paint (a loaded machine) is captured once it has.
+      fake.behaviour.errorsOnce["Page.captureScreenshot"] = { code: -32000, message: "Unable to capture screenshot", times: 4 }
+      const slow = fake.calls.length
+      expect(yield* cdp.screenshot(ep, "PAGE-1", { allTabsListed: true })).toMatchObject({ width: 800, height: 600 })
+      expect(fake.calls.slice(slow).map((c) => c.method).filter((m) => m.startsWith("Page."))).toEqual(
+        ["Page.captureScreenshot", "Page.bringToFront", ...Array(4).fill("Page.captureScreenshot")]
+      )
       // Any other refusal is not tried again.
       fake.behaviour.errorsOnce["Page.captureScreenshot"] = { code: -32000, message: "Target crashed" }
       const err = yield* Effect.flip(cdp.screenshot(ep, "PAGE-1", { allTabsListed: true }))
