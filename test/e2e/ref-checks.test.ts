@@ -34,7 +34,12 @@ const framed = `<!doctype html><title>Framed</title><iframe title="inner" src="/
 // A clock that changes the page every few milliseconds, so it changes while any snapshot of it is read.
 const ticking = `<!doctype html><title>Ticking</title><p id="clock">0</p>
 <button onclick="log.push('go')">Go</button>
+<ul><li>One <button onclick="log.push('edit 1')">Edit</button></li><li>Two <button onclick="log.push('edit 2')">Edit</button></li></ul>
 <script>window.log = []; setInterval(() => { clock.textContent = String(performance.now()) }, 3)</script>`
+// Look-alike rows that swap places every few milliseconds.
+const swapping = `<!doctype html><title>Swapping</title>
+<ul id="rows"><li>One <button onclick="log.push('edit 1')">Edit</button></li><li>Two <button onclick="log.push('edit 2')">Edit</button></li></ul>
+<script>window.log = []; setInterval(() => { rows.appendChild(rows.firstElementChild) }, 3)</script>`
 
 describe("one-call ref checks", () => {
   let gw: Gateway
@@ -66,7 +71,7 @@ describe("one-call ref checks", () => {
   }
 
   beforeAll(async () => {
-    pages = await servePages({ "/checks": page, "/inner": inner, "/framed": framed, "/ticking": ticking })
+    pages = await servePages({ "/checks": page, "/inner": inner, "/framed": framed, "/ticking": ticking, "/swapping": swapping })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/checks"))
   }, 60_000)
@@ -127,7 +132,7 @@ describe("one-call ref checks", () => {
     }, 60_000)
   }
 
-  it("role, on a page that changed while the snapshot was read: a ref alone of its kind is still checked in one call", async () => {
+  it("role, on a page that changed while the snapshot was read: refs of kinds the changes did not touch are still checked in one call", async () => {
     expect((await gw.svc("browser", "navigate", pages.url("/ticking"))).code).toBe(0)
     const snap = (await gw.svc("browser", "snapshot", "--interactive")).stdout
     const go = refOf(snap, /button "Go"/)
@@ -139,6 +144,19 @@ describe("one-call ref checks", () => {
       expect(String(r.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
     }
     expect(await log()).toEqual(["go", "go", "go"])
+    // Look-alikes the changes did not touch keep their order: the second "Edit" is the second row's.
+    const second = [...snap.matchAll(/button "Edit" \[ref=([^\]]+)\]/g)][1]![1]!
+    const edit = await request(gw.controlPort, "POST", "/act", auth, { kind: "click", ref: second })
+    expect(edit.status, edit.body).toBe(200)
+    expect(String(edit.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
+    expect(await log()).toEqual(["go", "go", "go", "edit 2"])
+    // Look-alikes that moved while the snapshot was read cannot be told apart: refused, never the other one.
+    expect((await gw.svc("browser", "navigate", pages.url("/swapping"))).code).toBe(0)
+    const rows = (await gw.svc("browser", "snapshot", "--interactive")).stdout
+    const moved = await gw.svc("browser", "click", [...rows.matchAll(/button "Edit" \[ref=([^\]]+)\]/g)][1]![1]!)
+    expect(moved.code).not.toBe(0)
+    expect(moved.stderr).toMatch(/could not pin down|no longer matches/)
+    expect(await log()).toEqual([])
   }, 60_000)
 
   it("role, in an iframe: an element removed while the action waits for it is reported at once, not waited out", async () => {

@@ -5,7 +5,7 @@ import { FRESH_SNAPSHOT_HINT, NUMERIC, parseRef } from "./refParse.js"
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { TabTurns } from "../pages/TabTurns.js"
 import { errorText, isTimeout } from "../pages/promises.js"
-import { pseudoLocator, shownRole } from "../snapshot/PseudoControls.js"
+import { shownRole } from "../snapshot/PseudoControls.js"
 import {
   bounded,
   type Guarded,
@@ -18,6 +18,7 @@ import {
   RESOLVE_MS
 } from "./refGuards.js"
 import { type ChangeWatch, stopWatching, watchChanges } from "./changeWatch.js"
+import { alike, kindKey, kindOf, untouchedKinds } from "./refKinds.js"
 import { deferPass, type DeferredPass } from "./deferredPass.js"
 import { type CheckArgs, checkingLocator, checkInOneCall, markedSelector, REF_CHECKS_KEY, registerRefEngine } from "./refChecks.js"
 import { quickClick } from "./quickClick.js"
@@ -299,13 +300,6 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         ? busy(ref)
         : stale(ref, `it no longer matches an element on the page (${errorText(e)}); the element was removed or re-rendered since the snapshot`)
 
-    type Role = Parameters<Page["getByRole"]>[0]
-
-    /** Elements with the role and (exact) name, anywhere in the document the locator is evaluated in. */
-    const alike = (within: Page | FrameLocator, role: string, name: string | undefined) =>
-      pseudoLocator(within, role, name) ??
-        within.getByRole(role as Role, name !== undefined && name !== "" ? { name, exact: true } : {})
-
     /**
      * That very node while it still has the role and name the snapshot showed. The check is part of the
      * locator, so the action checks it again when it finds the element: a node relabelled between resolve
@@ -471,13 +465,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           const same = identity(page, entry.aria, entry.role, entry.name)
           if ((yield* guardNode(state, page, key, entry.aria, same)).installed) return found(same)
         }
-        const within = entry.frameSelector !== undefined ? page.frameLocator(entry.frameSelector) : page
-        let all = alike(within, entry.role, entry.name)
-        if (entry.scopeSelector !== undefined) {
-          // The scoped snapshot shows the scope element itself first, which getByRole inside it would miss.
-          const scope = within.locator(entry.scopeSelector)
-          all = scope.and(all).or(alike(scope as unknown as Page, entry.role, entry.name))
-        }
+        const { within, all } = kindOf(page, entry)
         // The only one of its kind, then and now: it is the element the snapshot showed (or its replacement).
         let count: number | undefined = undefined
         if (entry.count === 1) {
@@ -599,12 +587,17 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           // Another snapshot of the tab came first: this one's refs are gone already.
           if (stateOf(tab, false)?.role !== table) return yield* Effect.asVoid(stopWatching(watch))
           const aiText = yield* Effect.orElseSucceed(Effect.tryPromise(takeAi), () => undefined)
+          // Where the page changed while both were read (a clock, a live region, a click), look-alikes may have
+          // moved: the kinds no change touched keep their order (kindUntouched), checked while the watch runs.
+          const settled = aiText === undefined ? new Set<string>() : yield* untouchedKinds(watch, entries.map(([, e]) => e))
           const changedMeanwhile = yield* stopWatching(watch)
           if (aiText === undefined) return
-          // A page that changed while both were read (a clock, a live region, a click) may have moved the
-          // look-alikes: only the refs that were the one element of their role and name, and still are, get
-          // their element (the one that would stand in for it anyway: see refIdentity.ts).
-          const ids = identitiesFromAi(aiText, changedMeanwhile ? entries.filter(([, e]) => e.count === 1) : entries)
+          // After a change, the refs alone of their role and name get their element all the same (the one that
+          // would stand in for it anyway: see refIdentity.ts), and look-alikes only where their kind was untouched.
+          const ids = identitiesFromAi(
+            aiText,
+            changedMeanwhile ? entries.filter(([, e]) => e.count === 1 || settled.has(kindKey(e))) : entries
+          )
           if (ids.size === 0 || stateOf(tab, false)?.role !== table) return
           table.entries = new Map(
             [...table.entries].map(([k, e]) => {

@@ -89,27 +89,42 @@ export const identitiesFromAi = <K>(
 
 interface PageWatch {
   changed: boolean
-  readonly observer: { observe(target: unknown, options: object): void; disconnect(): void; takeRecords(): Array<unknown> }
+  /** The nodes the changes were made to (each record's target), while there are few enough to keep. */
+  readonly touched: Set<unknown>
+  /** More than that: any element may have been touched. */
+  overflow: boolean
+  readonly observer: {
+    observe(target: unknown, options: object): void
+    disconnect(): void
+    takeRecords(): Array<{ readonly target: unknown }>
+  }
 }
 
 /**
  * In the page (self-contained: playwright sends its source): notice any change that could move, relabel,
- * show or hide an element while the role snapshot and its AI twin are taken. Kept under a random key, not
- * enumerable. The first change is all it needs to know, so it stops watching then; a watch nobody stops
- * ends by itself after a minute (and then reads as changed).
+ * show or hide an element while the role snapshot and its AI twin are taken, and the nodes it was made to
+ * (up to 2,000 of them; more read as every node). Kept under a random key, not enumerable. A watch nobody
+ * stops ends by itself after a minute (and then reads as changed).
  */
 export const startWatch = (key: string): string => {
   const g = globalThis as unknown as Record<string, PageWatch | undefined> & {
-    MutationObserver: new(callback: () => void) => PageWatch["observer"]
+    MutationObserver: new(callback: (records: Array<{ readonly target: unknown }>) => void) => PageWatch["observer"]
     document: unknown
     setTimeout(f: () => void, ms: number): unknown
   }
   g[key]?.observer.disconnect()
   const state: PageWatch = {
     changed: false,
-    observer: new g.MutationObserver(() => {
+    touched: new Set(),
+    overflow: false,
+    observer: new g.MutationObserver((records) => {
       state.changed = true
-      state.observer.disconnect()
+      for (const r of records) state.touched.add(r.target)
+      if (state.touched.size > 2_000) {
+        state.overflow = true
+        state.touched.clear()
+        state.observer.disconnect()
+      }
     })
   }
   state.observer.observe(g.document, { subtree: true, childList: true, characterData: true, attributes: true })
@@ -131,6 +146,40 @@ export const stopWatch = (key: string): boolean => {
   state.observer.disconnect()
   delete g[key]
   return changed
+}
+
+/** In the page: whether anything changed so far, the watch still running (true when it is gone). */
+export const watchChanged = (key: string): boolean => {
+  const g = globalThis as unknown as Record<string, PageWatch | undefined>
+  const state = g[key]
+  if (state === undefined) return true
+  for (const r of state.observer.takeRecords()) {
+    state.changed = true
+    state.touched.add(r.target)
+  }
+  return state.changed
+}
+
+/**
+ * In the page, on the elements of one kind (role and name) a query finds, the watch still running: true when
+ * they are as many as the role snapshot showed and no change the watch saw was made to any of them, inside one
+ * or around one. Then they are the elements the snapshot showed, in the same order: an element that joined
+ * the kind, moved among them or came in between was changed itself or had a node around it changed, and one
+ * that left without that changed their number (short of one that left and one that joined by a label read
+ * from elsewhere at once, which a watch of the tree cannot see).
+ */
+export const kindUntouched = (elements: Array<unknown>, arg: { readonly key: string; readonly count: number }): boolean => {
+  const g = globalThis as unknown as Record<string, PageWatch | undefined>
+  const state = g[arg.key]
+  if (state === undefined || elements.length !== arg.count) return false
+  for (const r of state.observer.takeRecords()) state.touched.add(r.target)
+  if (state.overflow || state.touched.size > 2_000) return false
+  const els = elements as Array<{ contains(other: unknown): boolean }>
+  for (const t of state.touched) {
+    const node = t as { contains?: (other: unknown) => boolean }
+    for (const el of els) if (el.contains(t) || node.contains?.(el) === true) return false
+  }
+  return true
 }
 
 // ---------------------------------------------------------------------------------------------------------
