@@ -93,6 +93,8 @@ interface PageWatch {
   readonly touched: Set<unknown>
   /** More than that: any element may have been touched. */
   overflow: boolean
+  /** Takes in change records (the observer's, or those still queued): the one place the fields above are set. */
+  readonly note: (records: Array<{ readonly target: unknown }>) => void
   readonly observer: {
     observe(target: unknown, options: object): void
     disconnect(): void
@@ -117,15 +119,18 @@ export const startWatch = (key: string): string => {
     changed: false,
     touched: new Set(),
     overflow: false,
-    observer: new g.MutationObserver((records) => {
+    note: (records) => {
+      if (records.length === 0) return
       state.changed = true
+      if (state.overflow) return
       for (const r of records) state.touched.add(r.target)
       if (state.touched.size > 2_000) {
         state.overflow = true
         state.touched.clear()
         state.observer.disconnect()
       }
-    })
+    },
+    observer: new g.MutationObserver((records) => state.note(records))
   }
   state.observer.observe(g.document, { subtree: true, childList: true, characterData: true, attributes: true })
   Object.defineProperty(g, key, { value: state, configurable: true, enumerable: false, writable: true })
@@ -153,10 +158,7 @@ export const watchChanged = (key: string): boolean => {
   const g = globalThis as unknown as Record<string, PageWatch | undefined>
   const state = g[key]
   if (state === undefined) return true
-  for (const r of state.observer.takeRecords()) {
-    state.changed = true
-    state.touched.add(r.target)
-  }
+  state.note(state.observer.takeRecords())
   return state.changed
 }
 
@@ -172,8 +174,8 @@ export const kindUntouched = (elements: Array<unknown>, arg: { readonly key: str
   const g = globalThis as unknown as Record<string, PageWatch | undefined>
   const state = g[arg.key]
   if (state === undefined || elements.length !== arg.count) return false
-  for (const r of state.observer.takeRecords()) state.touched.add(r.target)
-  if (state.overflow || state.touched.size > 2_000) return false
+  state.note(state.observer.takeRecords())
+  if (state.overflow) return false
   const els = elements as Array<{ contains(other: unknown): boolean }>
   for (const t of state.touched) {
     const node = t as { contains?: (other: unknown) => boolean }

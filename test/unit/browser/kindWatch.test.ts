@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest"
-import { kindUntouched, watchChanged } from "../../../src/browser/act/refIdentity.js"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { kindUntouched, startWatch, watchChanged } from "../../../src/browser/act/refIdentity.js"
 
 // The in-page half of telling whether a role snapshot's look-alikes kept their order while the page changed
 // (refIdentity.kindUntouched), run here on a small tree of fake nodes with the watch's state put where the
@@ -31,14 +31,36 @@ const label = node("#text", edit2)
 
 const KEY = "__svcRefWatch_test"
 const g = globalThis as unknown as Record<string, unknown>
-const watch = (touched: ReadonlyArray<FakeNode>, pending: ReadonlyArray<FakeNode> = [], overflow = false) => {
-  g[KEY] = {
-    changed: touched.length > 0,
-    touched: new Set(touched),
-    overflow,
-    observer: { observe: () => undefined, disconnect: () => undefined, takeRecords: () => pending.map((target) => ({ target })) }
+
+// A mutation observer the test drives: `deliver` hands it records as the browser would, `queued` are left
+// for takeRecords.
+let deliver: (targets: ReadonlyArray<FakeNode>) => void = () => undefined
+let queued: Array<FakeNode> = []
+class FakeObserver {
+  constructor(callback: (records: Array<{ readonly target: unknown }>) => void) {
+    deliver = (targets) => callback(targets.map((target) => ({ target })))
+  }
+  observe() {}
+  disconnect() {}
+  takeRecords() {
+    return queued.splice(0).map((target) => ({ target }))
   }
 }
+
+/** A watch started as the page starts it (startWatch), that saw changes to `touched` and has `pending` queued. */
+const watch = (touched: ReadonlyArray<FakeNode>, pending: ReadonlyArray<FakeNode> = []) => {
+  queued = [...pending]
+  startWatch(KEY)
+  if (touched.length > 0) deliver(touched)
+}
+
+beforeAll(() => {
+  Object.assign(g, { MutationObserver: FakeObserver, document: body })
+})
+afterAll(() => {
+  delete g.MutationObserver
+  delete g.document
+})
 afterEach(() => {
   delete g[KEY]
 })
@@ -67,7 +89,9 @@ describe("a kind of look-alikes the page's changes did not touch", () => {
   it("is not vouched for when their number changed, the watch overflowed or is gone", () => {
     watch([clock])
     expect(kindUntouched([edit1], { key: KEY, count: 2 })).toBe(false)
-    watch([], [], true)
+    // More changed nodes than are kept: any of them may be around the kind.
+    watch(Array.from({ length: 2_001 }, (_, k) => node(`far ${k}`)))
+    expect(watchChanged(KEY)).toBe(true)
     expect(kindUntouched([edit1, edit2], { key: KEY, count: 2 })).toBe(false)
     delete g[KEY]
     expect(kindUntouched([edit1, edit2], { key: KEY, count: 2 })).toBe(false)
