@@ -2,6 +2,7 @@ import type { Browser } from "playwright-core"
 import type { CdpEndpoint } from "../cdp/endpoints.js"
 import { dialTarget } from "../cdp/socket/connection.js"
 import type { CdpTransport } from "../relay/inProcess.js"
+import { cacheInjectedScript } from "./injectedCache.js"
 import { openPlainTransport } from "./plainTransport.js"
 
 // How the automation library reaches a browser: through a transport of svc's (the relay in this process; a
@@ -49,7 +50,7 @@ const connectThrough = async (
  */
 const connectPlain = async (lib: PlaywrightModule, endpoint: CdpEndpoint, timeout: number): Promise<Browser | undefined> => {
   const transport = await openPlainTransport(endpoint.url, endpoint).catch(() => undefined)
-  return transport === undefined ? undefined : await connectThrough(lib, transport, timeout, true)
+  return transport === undefined ? undefined : await connectThrough(lib, cacheInjectedScript(transport), timeout, true)
 }
 
 /** The library's connection to the endpoint's browser: through `relay` when given, else the quickest way there is. */

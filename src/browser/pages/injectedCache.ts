@@ -1,0 +1,202 @@
+import type { CdpTransport } from "../relay/inProcess.js"
+
+// The library reads and acts on a document through its injected script (its selectors and its ARIA walk),
+// about 330 KB of source. It sends that source whole with Runtime.evaluate into each new document's utility
+// world, the first time a snapshot or an action needs it there, and V8 compiles an evaluated script anew each
+// time: 13-23 ms of every first snapshot after a navigation, paid again for each iframe, before the walk
+// starts. A script the browser runs itself in each new document (Page.addScriptToEvaluateOnNewDocument) is
+// compiled the way a page's own scripts are, through the renderer's compilation cache: from the second
+// document on, it is found there already compiled.
+//
+// So the library's connection is wrapped. The first time the library sends its injected script, its source
+// is kept. The first time it does on a page session (a tab, an out-of-process iframe), svc asks the browser,
+// on that same session and so into the library's own utility world, to run a script defining the source as a
+// function: in the documents there are now, and in every new one. The library's evaluations of its script
+// in that world are sent as a call of the function instead: the same source runs, the same instance is
+// made, without the compile. If the function is missing after all, the world throws a marker and the
+// library's evaluation goes as it was. A session is armed only once the library needs its script there: a
+// tab nobody reads pays nothing (a new tab is a new renderer, where the first compile is a whole one).
+
+/** How the library names its utility world (playwright-core 1.65; its page's guid follows). */
+const UTILITY_WORLD_PREFIX = "__playwright_utility_world_"
+/** Where the injected script's source starts and ends in the library's evaluation of it. */
+const MODULE_MARK = "const module = {};"
+const RETURN_MARK = "return new (module.exports.InjectedScript())("
+/** An injected script is at least this long (the marks alone are not enough to learn one). */
+const MIN_SOURCE = 50_000
+/** The function's name on the utility world's global (not enumerable; the page's own world never sees it). */
+const FUNCTION_KEY = "__svcInjectedScript"
+const MISSING = "svc: the injected script's function is missing in this world"
+/** svc's own command ids on the library's connection, far above any of the library's. */
+const FIRST_OWN_ID = 2_000_000_000
+
+interface Learned {
+  readonly source: string
+  /** The script defining the function: the same text in every document, so the renderer caches its compile. */
+  readonly definition: string
+}
+
+interface SessionState {
+  /** The library's utility world on this session (from its Page.addScriptToEvaluateOnNewDocument). */
+  world: string | undefined
+  /** Whether the definition was sent on this session ("asked"), or refused there (then never asked again). */
+  armed: "no" | "asked" | "refused"
+  /** The session's execution contexts: their worlds' names by id. */
+  readonly contexts: Map<number, string>
+}
+
+/** What the wrapper did so far (for tests and diagnostics). */
+export interface InjectedCacheStats {
+  readonly learned: boolean
+  readonly armedSessions: number
+  readonly sentShort: number
+  readonly sentWhole: number
+}
+
+interface Message {
+  readonly id?: number
+  readonly method?: string
+  readonly sessionId?: string
+  readonly params?: Record<string, unknown>
+  readonly result?: Record<string, unknown>
+}
+
+/** The injected script's source in `expression` (the library's evaluation of it), and where it lies. */
+const findSource = (expression: string): { readonly start: number; readonly end: number } | undefined => {
+  const mark = expression.indexOf(MODULE_MARK)
+  if (mark < 0 || mark > 4_096) return undefined
+  const start = mark + MODULE_MARK.length
+  const end = expression.lastIndexOf(RETURN_MARK)
+  return end - start >= MIN_SOURCE ? { start, end } : undefined
+}
+
+const learn = (source: string): Learned => ({
+  source,
+  definition: `Object.defineProperty(globalThis, ${JSON.stringify(FUNCTION_KEY)}, { value: function (module) {${source}\n}, configurable: true });`
+})
+
+const shortCall = `
+const svcInjected = globalThis[${JSON.stringify(FUNCTION_KEY)}];
+if (typeof svcInjected !== "function") throw new Error(${JSON.stringify(MISSING)});
+svcInjected(module);
+`
+
+/** The library's connection, with its injected script compiled once per renderer instead of once per document. */
+export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { readonly stats: () => InjectedCacheStats } => {
+  let learned: Learned | undefined
+  let ownIds = FIRST_OWN_ID
+  let sentShort = 0
+  let sentWhole = 0
+  const sessions = new Map<string, SessionState>()
+  /** svc's own commands: the session each armed. */
+  const own = new Map<number, string>()
+  /** The library's evaluations sent short, kept to be sent whole if the function is missing. */
+  const shortened = new Map<number, Message>()
+
+  const stateOf = (sessionId: string): SessionState => {
+    let s = sessions.get(sessionId)
+    if (s === undefined) {
+      s = { world: undefined, armed: "no", contexts: new Map() }
+      sessions.set(sessionId, s)
+    }
+    return s
+  }
+
+  const arm = (sessionId: string, s: SessionState) => {
+    if (learned === undefined || s.world === undefined || s.armed !== "no") return
+    s.armed = "asked"
+    const id = ownIds++
+    own.set(id, sessionId)
+    inner.send({
+      id,
+      sessionId,
+      method: "Page.addScriptToEvaluateOnNewDocument",
+      // In the documents there are now as well: the library's first evaluation in them can go short too.
+      params: { source: learned.definition, worldName: s.world, runImmediately: true }
+    })
+  }
+
+  /** The message to send for `m`: the library's evaluation of its injected script sent short where it can be. */
+  const outgoing = (m: Message): Message => {
+    if (m.method === "Page.addScriptToEvaluateOnNewDocument" && m.sessionId !== undefined) {
+      const world = m.params?.worldName
+      if (typeof world === "string" && world.startsWith(UTILITY_WORLD_PREFIX) && m.params?.source === "") stateOf(m.sessionId).world = world
+      return m
+    }
+    if (m.method !== "Runtime.evaluate" || m.sessionId === undefined || m.id === undefined) return m
+    const expression = m.params?.expression
+    if (typeof expression !== "string") return m
+    const found = findSource(expression)
+    if (found === undefined) return m
+    const s = stateOf(m.sessionId)
+    learned ??= learn(expression.slice(found.start, found.end))
+    // Sent before this evaluation, on the same session: the browser runs them in that order.
+    arm(m.sessionId, s)
+    const source = learned.source
+    const contextId = m.params?.contextId
+    const world = typeof contextId === "number" ? s.contexts.get(contextId) : undefined
+    const same = found.end - found.start === source.length && expression.startsWith(source, found.start)
+    if (!same || s.armed !== "asked" || world === undefined || world !== s.world) {
+      sentWhole++
+      return m
+    }
+    shortened.set(m.id, m)
+    sentShort++
+    return { ...m, params: { ...m.params, expression: expression.slice(0, found.start) + shortCall + expression.slice(found.end) } }
+  }
+
+  /** Whether `m` is for the library (svc's own answers and the short evaluations' misses are not). */
+  const incoming = (m: Message): boolean => {
+    if (m.id !== undefined) {
+      const armedSession = own.get(m.id)
+      if (armedSession !== undefined) {
+        own.delete(m.id)
+        const s = sessions.get(armedSession)
+        if (s !== undefined && m.result === undefined) s.armed = "refused"
+        return false
+      }
+      const sent = shortened.get(m.id)
+      if (sent !== undefined) {
+        shortened.delete(m.id)
+        if (JSON.stringify(m.result?.exceptionDetails ?? "").includes(MISSING)) {
+          sentShort--
+          sentWhole++
+          inner.send(sent)
+          return false
+        }
+      }
+      return true
+    }
+    if (m.method === "Target.detachedFromTarget") sessions.delete(String(m.params?.sessionId))
+    if (m.sessionId === undefined) return true
+    if (m.method === "Runtime.executionContextCreated") {
+      const context = m.params?.context as { readonly id?: unknown; readonly name?: unknown } | undefined
+      if (typeof context?.id === "number" && typeof context.name === "string") stateOf(m.sessionId).contexts.set(context.id, context.name)
+      return true
+    }
+    const s = sessions.get(m.sessionId)
+    if (s === undefined) return true
+    if (m.method === "Runtime.executionContextDestroyed") {
+      s.contexts.delete(m.params?.executionContextId as number)
+    } else if (m.method === "Runtime.executionContextsCleared") {
+      s.contexts.clear()
+    }
+    return true
+  }
+
+  const outer: CdpTransport & { readonly stats: () => InjectedCacheStats } = {
+    send: (message) => inner.send(outgoing(message as Message)),
+    close: () => inner.close(),
+    stats: () => ({
+      learned: learned !== undefined,
+      armedSessions: [...sessions.values()].filter((s) => s.armed === "asked").length,
+      sentShort,
+      sentWhole
+    })
+  }
+  inner.onmessage = (message) => {
+    if (incoming(message as Message)) outer.onmessage?.(message)
+  }
+  inner.onclose = (reason) => outer.onclose?.(reason)
+  return outer
+}
