@@ -2,7 +2,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cacheInjectedScript } from "../../src/browser/pages/injectedCache.js"
+import { cacheInjectedScript, type InjectedCacheStats } from "../../src/browser/pages/injectedCache.js"
 import { openPlainTransport } from "../../src/browser/pages/plainTransport.js"
 import { launchTestChromium, type TestChromium } from "../support/chromium.js"
 
@@ -22,7 +22,7 @@ let base = ""
 let browserProcess: TestChromium
 let wrapped: Browser
 let plain: Browser
-let stats: () => { readonly sentShort: number; readonly sentWhole: number; readonly learned: boolean; readonly armedSessions: number }
+let stats: () => InjectedCacheStats
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -69,8 +69,8 @@ describe("the library over the wrapped connection", () => {
         const before = stats().sentShort
         const text = await page.ariaSnapshot({ mode: "ai" })
         expect(unnumbered(text)).toBe(unnumbered(expected))
-        // The main frame's and the iframe's scripts were made from the function.
-        expect(stats().sentShort - before).toBe(2)
+        // The main frame's and the iframe's scripts (injected and utility) were made from the functions.
+        expect(stats().sentShort).toEqual({ InjectedScript: before.InjectedScript + 2, UtilityScript: before.UtilityScript + 2 })
         // Refs from that read act: the library's ref map lives in the instance the function made.
         const ref = /button "Count" \[ref=((?:f\d+)?e\d+)\]/.exec(text)![1]
         await page.locator(`aria-ref=${ref}`).click({ timeout: 5_000 })
@@ -78,7 +78,7 @@ describe("the library over the wrapped connection", () => {
         const inner = /link "Inner link" \[ref=(f\d+e\d+)\]/.exec(text)![1]
         expect(await page.locator(`aria-ref=${inner}`).textContent({ timeout: 5_000 })).toBe("Inner link")
       }
-      expect(stats()).toMatchObject({ learned: true, sentWhole: 0 })
+      expect(stats()).toMatchObject({ learned: ["InjectedScript", "UtilityScript"], sentWhole: { InjectedScript: 0, UtilityScript: 0 } })
       expect(stats().armedSessions).toBeGreaterThanOrEqual(1)
     } finally {
       await page.close().catch(() => undefined)
@@ -92,8 +92,8 @@ describe("the library over the wrapped connection", () => {
       await page.goto(`${base}/?fresh`)
       const before = stats().sentShort
       expect(await page.ariaSnapshot({ mode: "ai" })).toContain('button "Count"')
-      expect(stats().sentShort - before).toBe(2)
-      expect(stats().sentWhole).toBe(0)
+      expect(stats().sentShort).toEqual({ InjectedScript: before.InjectedScript + 2, UtilityScript: before.UtilityScript + 2 })
+      expect(stats().sentWhole).toEqual({ InjectedScript: 0, UtilityScript: 0 })
     } finally {
       await page.close().catch(() => undefined)
     }

@@ -15,42 +15,54 @@ import type { CdpTransport } from "../relay/inProcess.js"
 // in that world are sent as a call of the function instead: the same source runs, the same instance is
 // made, without the compile. If the function is missing after all, the world throws a marker and the
 // library's evaluation goes as it was. A session is armed only once the library needs its script there: a
-// tab nobody reads pays nothing (a new tab is a new renderer, where the first compile is a whole one).
+// tab nobody reads pays nothing (a new tab is a new renderer, where the first compile is a whole one). The
+// library's smaller utility script (~13 KB, 1-2 ms a frame) goes the same way.
+//
+// The renderer keeps a compiled script while something uses it: after a garbage collection a new document
+// may compile the definition again as it starts (about 8 ms on this machine), which its first read then
+// does not.
 
 /** How the library names its utility world (playwright-core 1.65; its page's guid follows). */
 const UTILITY_WORLD_PREFIX = "__playwright_utility_world_"
-/** Where the injected script's source starts and ends in the library's evaluation of it. */
+/**
+ * The library's scripts made this way, each evaluated as `const module = {}; <source> return new
+ * (module.exports.<Kind>())(...)`, and the least a source of each is long (the marks alone are not enough):
+ * its injected script (selectors, the ARIA walk; ~330 KB) and its utility script (~13 KB, what it wraps every
+ * call of a function in the page with).
+ */
+const KINDS = { InjectedScript: 50_000, UtilityScript: 5_000 } as const
+export type ScriptKind = keyof typeof KINDS
 const MODULE_MARK = "const module = {};"
-const RETURN_MARK = "return new (module.exports.InjectedScript())("
-/** An injected script is at least this long (the marks alone are not enough to learn one). */
-const MIN_SOURCE = 50_000
-/** The function's name on the utility world's global (not enumerable; the page's own world never sees it). */
-const FUNCTION_KEY = "__svcInjectedScript"
-const MISSING = "svc: the injected script's function is missing in this world"
+const RETURN_MARK = "return new (module.exports."
+const MISSING = "svc: the library script's function is missing in this world"
 /** svc's own command ids on the library's connection, far above any of the library's. */
 const FIRST_OWN_ID = 2_000_000_000
 
 interface Learned {
   readonly source: string
+  /** The function's name on the utility world's global (not enumerable; the page's own world never sees it). */
+  readonly key: string
   /** The script defining the function: the same text in every document, so the renderer caches its compile. */
   readonly definition: string
 }
 
+type Armed = "no" | "asked" | "refused"
+
 interface SessionState {
   /** The library's utility world on this session (from its Page.addScriptToEvaluateOnNewDocument). */
   world: string | undefined
-  /** Whether the definition was sent on this session ("asked"), or refused there (then never asked again). */
-  armed: "no" | "asked" | "refused"
+  /** Per script: whether its definition was sent on this session ("asked"), or refused there (then never asked again). */
+  readonly armed: Map<ScriptKind, Armed>
   /** The session's execution contexts: their worlds' names by id. */
   readonly contexts: Map<number, string>
 }
 
-/** What the wrapper did so far (for tests and diagnostics). */
+/** What the wrapper did so far, per script (for tests and diagnostics). */
 export interface InjectedCacheStats {
-  readonly learned: boolean
+  readonly learned: ReadonlyArray<ScriptKind>
   readonly armedSessions: number
-  readonly sentShort: number
-  readonly sentWhole: number
+  readonly sentShort: Readonly<Record<ScriptKind, number>>
+  readonly sentWhole: Readonly<Record<ScriptKind, number>>
 }
 
 interface Message {
@@ -61,62 +73,70 @@ interface Message {
   readonly result?: Record<string, unknown>
 }
 
-/** The injected script's source in `expression` (the library's evaluation of it), and where it lies. */
-const findSource = (expression: string): { readonly start: number; readonly end: number } | undefined => {
+/** Which of the library's scripts `expression` makes, and where its source lies in it. */
+const findSource = (expression: string): { readonly kind: ScriptKind; readonly start: number; readonly end: number } | undefined => {
   const mark = expression.indexOf(MODULE_MARK)
   if (mark < 0 || mark > 4_096) return undefined
   const start = mark + MODULE_MARK.length
   const end = expression.lastIndexOf(RETURN_MARK)
-  return end - start >= MIN_SOURCE ? { start, end } : undefined
+  if (end < 0) return undefined
+  const kind = expression.slice(end + RETURN_MARK.length, expression.indexOf("(", end + RETURN_MARK.length))
+  if (!Object.hasOwn(KINDS, kind)) return undefined
+  return end - start >= KINDS[kind as ScriptKind] ? { kind: kind as ScriptKind, start, end } : undefined
 }
 
-const learn = (source: string): Learned => ({
-  source,
-  definition: `Object.defineProperty(globalThis, ${JSON.stringify(FUNCTION_KEY)}, { value: function (module) {${source}\n}, configurable: true });`
-})
+const learn = (kind: ScriptKind, source: string): Learned => {
+  const key = `__svc${kind}`
+  return {
+    source,
+    key,
+    definition: `Object.defineProperty(globalThis, ${JSON.stringify(key)}, { value: function (module) {${source}\n}, configurable: true });`
+  }
+}
 
-const shortCall = `
-const svcInjected = globalThis[${JSON.stringify(FUNCTION_KEY)}];
-if (typeof svcInjected !== "function") throw new Error(${JSON.stringify(MISSING)});
-svcInjected(module);
+/** What stands for the source in the library's evaluation: a call of the function. */
+const shortCall = (key: string) => `
+const svcScript = globalThis[${JSON.stringify(key)}];
+if (typeof svcScript !== "function") throw new Error(${JSON.stringify(MISSING)});
+svcScript(module);
 `
 
 /** The library's connection, with its injected script compiled once per renderer instead of once per document. */
 export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { readonly stats: () => InjectedCacheStats } => {
-  let learned: Learned | undefined
+  const learned = new Map<ScriptKind, Learned>()
   let ownIds = FIRST_OWN_ID
-  let sentShort = 0
-  let sentWhole = 0
+  const sentShort: Record<ScriptKind, number> = { InjectedScript: 0, UtilityScript: 0 }
+  const sentWhole: Record<ScriptKind, number> = { InjectedScript: 0, UtilityScript: 0 }
   const sessions = new Map<string, SessionState>()
-  /** svc's own commands: the session each armed. */
-  const own = new Map<number, string>()
+  /** svc's own commands: the session and script each armed. */
+  const own = new Map<number, { readonly sessionId: string; readonly kind: ScriptKind }>()
   /** The library's evaluations sent short, kept to be sent whole if the function is missing. */
-  const shortened = new Map<number, Message>()
+  const shortened = new Map<number, { readonly message: Message; readonly kind: ScriptKind }>()
 
   const stateOf = (sessionId: string): SessionState => {
     let s = sessions.get(sessionId)
     if (s === undefined) {
-      s = { world: undefined, armed: "no", contexts: new Map() }
+      s = { world: undefined, armed: new Map(), contexts: new Map() }
       sessions.set(sessionId, s)
     }
     return s
   }
 
-  const arm = (sessionId: string, s: SessionState) => {
-    if (learned === undefined || s.world === undefined || s.armed !== "no") return
-    s.armed = "asked"
+  const arm = (sessionId: string, s: SessionState, kind: ScriptKind, script: Learned) => {
+    if (s.world === undefined || (s.armed.get(kind) ?? "no") !== "no") return
+    s.armed.set(kind, "asked")
     const id = ownIds++
-    own.set(id, sessionId)
+    own.set(id, { sessionId, kind })
     inner.send({
       id,
       sessionId,
       method: "Page.addScriptToEvaluateOnNewDocument",
       // In the documents there are now as well: the library's first evaluation in them can go short too.
-      params: { source: learned.definition, worldName: s.world, runImmediately: true }
+      params: { source: script.definition, worldName: s.world, runImmediately: true }
     })
   }
 
-  /** The message to send for `m`: the library's evaluation of its injected script sent short where it can be. */
+  /** The message to send for `m`: the library's evaluation of one of its scripts sent short where it can be. */
   const outgoing = (m: Message): Message => {
     if (m.method === "Page.addScriptToEvaluateOnNewDocument" && m.sessionId !== undefined) {
       const world = m.params?.worldName
@@ -128,40 +148,43 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
     if (typeof expression !== "string") return m
     const found = findSource(expression)
     if (found === undefined) return m
+    const { kind } = found
     const s = stateOf(m.sessionId)
-    learned ??= learn(expression.slice(found.start, found.end))
+    let script = learned.get(kind)
+    if (script === undefined) {
+      script = learn(kind, expression.slice(found.start, found.end))
+      learned.set(kind, script)
+    }
     // Sent before this evaluation, on the same session: the browser runs them in that order.
-    arm(m.sessionId, s)
-    const source = learned.source
+    arm(m.sessionId, s, kind, script)
     const contextId = m.params?.contextId
     const world = typeof contextId === "number" ? s.contexts.get(contextId) : undefined
-    const same = found.end - found.start === source.length && expression.startsWith(source, found.start)
-    if (!same || s.armed !== "asked" || world === undefined || world !== s.world) {
-      sentWhole++
+    const same = found.end - found.start === script.source.length && expression.startsWith(script.source, found.start)
+    if (!same || s.armed.get(kind) !== "asked" || world === undefined || world !== s.world) {
+      sentWhole[kind]++
       return m
     }
-    shortened.set(m.id, m)
-    sentShort++
-    return { ...m, params: { ...m.params, expression: expression.slice(0, found.start) + shortCall + expression.slice(found.end) } }
+    shortened.set(m.id, { message: m, kind })
+    sentShort[kind]++
+    return { ...m, params: { ...m.params, expression: expression.slice(0, found.start) + shortCall(script.key) + expression.slice(found.end) } }
   }
 
   /** Whether `m` is for the library (svc's own answers and the short evaluations' misses are not). */
   const incoming = (m: Message): boolean => {
     if (m.id !== undefined) {
-      const armedSession = own.get(m.id)
-      if (armedSession !== undefined) {
+      const armed = own.get(m.id)
+      if (armed !== undefined) {
         own.delete(m.id)
-        const s = sessions.get(armedSession)
-        if (s !== undefined && m.result === undefined) s.armed = "refused"
+        if (m.result === undefined) sessions.get(armed.sessionId)?.armed.set(armed.kind, "refused")
         return false
       }
       const sent = shortened.get(m.id)
       if (sent !== undefined) {
         shortened.delete(m.id)
         if (JSON.stringify(m.result?.exceptionDetails ?? "").includes(MISSING)) {
-          sentShort--
-          sentWhole++
-          inner.send(sent)
+          sentShort[sent.kind]--
+          sentWhole[sent.kind]++
+          inner.send(sent.message)
           return false
         }
       }
@@ -188,10 +211,10 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
     send: (message) => inner.send(outgoing(message as Message)),
     close: () => inner.close(),
     stats: () => ({
-      learned: learned !== undefined,
-      armedSessions: [...sessions.values()].filter((s) => s.armed === "asked").length,
-      sentShort,
-      sentWhole
+      learned: [...learned.keys()],
+      armedSessions: [...sessions.values()].filter((s) => [...s.armed.values()].includes("asked")).length,
+      sentShort: { ...sentShort },
+      sentWhole: { ...sentWhole }
     })
   }
   inner.onmessage = (message) => {

@@ -10,15 +10,16 @@ import type { CdpTransport } from "../../../src/browser/relay/inProcess.js"
 const WORLD = "__playwright_utility_world_page@abc"
 const SESSION = "S1"
 const SOURCE = `\nvar __lib = ${JSON.stringify("x".repeat(60_000))};\nmodule.exports = { InjectedScript: () => class InjectedScript { constructor(g, o) { this.seq = o.frameSeq } } };\n`
-const injection = (id: number, contextId: number, source = SOURCE) => ({
+const injection = (id: number, contextId: number, source = SOURCE, kind = "InjectedScript") => ({
   id,
   sessionId: SESSION,
   method: "Runtime.evaluate",
   params: {
-    expression: `\n(() => {\nconst module = {};${source}return new (module.exports.InjectedScript())(globalThis, {"frameSeq":${id}});\n})();\n`,
+    expression: `\n(() => {\nconst module = {};${source}return new (module.exports.${kind}())(globalThis, {"frameSeq":${id}});\n})();\n`,
     contextId
   }
 })
+const MISSING = "Error: svc: the library script's function is missing in this world"
 
 interface Sent {
   readonly id?: number
@@ -73,7 +74,12 @@ describe("cacheInjectedScript", () => {
     c.answer({ id: arming!.id, sessionId: SESSION, result: { identifier: "1" } })
     c.answer({ id: 5, sessionId: SESSION, result: { result: { type: "object", objectId: "o1" } } })
     expect(c.heard).toEqual([{ id: 5, sessionId: SESSION, result: { result: { type: "object", objectId: "o1" } } }])
-    expect(c.transport.stats()).toEqual({ learned: true, armedSessions: 1, sentShort: 1, sentWhole: 0 })
+    expect(c.transport.stats()).toEqual({
+      learned: ["InjectedScript"],
+      armedSessions: 1,
+      sentShort: { InjectedScript: 1, UtilityScript: 0 },
+      sentWhole: { InjectedScript: 0, UtilityScript: 0 }
+    })
   })
 
   it("the short form runs the same source: the function's definition evaluates to the library's instance", async () => {
@@ -101,7 +107,7 @@ describe("cacheInjectedScript", () => {
       sessionId: SESSION,
       result: {
         result: { type: "object", subtype: "error" },
-        exceptionDetails: { text: "Uncaught", exception: { description: "Error: svc: the injected script's function is missing in this world" } }
+        exceptionDetails: { text: "Uncaught", exception: { description: MISSING } }
       }
     })
     const again = c.sent.at(-1)!
@@ -110,7 +116,7 @@ describe("cacheInjectedScript", () => {
     expect(c.heard).toEqual([])
     c.answer({ id: 5, sessionId: SESSION, result: { result: { type: "object", objectId: "o2" } } })
     expect(c.heard).toEqual([{ id: 5, sessionId: SESSION, result: { result: { type: "object", objectId: "o2" } } }])
-    expect(c.transport.stats()).toMatchObject({ sentShort: 0, sentWhole: 1 })
+    expect(c.transport.stats()).toMatchObject({ sentShort: { InjectedScript: 0 }, sentWhole: { InjectedScript: 1 } })
   })
 
   it("leaves whole an evaluation in the page's own world, in a context it does not know, or of another script", async () => {
@@ -125,7 +131,7 @@ describe("cacheInjectedScript", () => {
     const other = { id: 9, sessionId: SESSION, method: "Runtime.evaluate", params: { expression: "const module = {}; 1", contextId: 11 } }
     c.transport.send(other)
     expect(c.sent.at(-1)).toEqual(other)
-    expect(c.transport.stats()).toMatchObject({ sentShort: 1, sentWhole: 3 })
+    expect(c.transport.stats()).toMatchObject({ sentShort: { InjectedScript: 1 }, sentWhole: { InjectedScript: 3 } })
   })
 
   it("arms each page session at the library's first evaluation there, and never again one the browser refused", async () => {
@@ -142,13 +148,42 @@ describe("cacheInjectedScript", () => {
     expect(c.sent.at(-1)!.params!.expression!.length).toBeLessThan(1_000)
     // Refused there (a closing target): the miss is sent whole, as is every later evaluation on that session.
     c.answer({ id: second!.id, sessionId: "S2", error: { code: -32000, message: "Target closed" } })
-    c.answer({ id: 6, sessionId: "S2", result: { exceptionDetails: { exception: { description: "Error: svc: the injected script's function is missing in this world" } } } })
+    c.answer({ id: 6, sessionId: "S2", result: { exceptionDetails: { exception: { description: MISSING } } } })
     expect(c.sent.at(-1)).toEqual(first)
     const later = { ...injection(7, 11), sessionId: "S2" }
     c.transport.send(later)
     expect(c.sent.at(-1)).toEqual(later)
     expect(c.ownCommands().filter((m) => m.sessionId === "S2").length).toBe(1)
     expect(c.heard).toEqual([])
+  })
+
+  it("takes the library's utility script the same way, as a function of its own", async () => {
+    const c = fakeConnection()
+    await c.startSession()
+    const utilitySource = `\nvar __u = ${JSON.stringify("u".repeat(6_000))};\nmodule.exports = { UtilityScript: () => class UtilityScript {} };\n`
+    c.transport.send(injection(5, 11, utilitySource, "UtilityScript"))
+    c.transport.send(injection(6, 11))
+    const [utilityArming, injectedArming] = c.ownCommands()
+    expect(utilityArming!.params!.source).toContain(utilitySource)
+    expect(utilityArming!.params!.source).toContain("__svcUtilityScript")
+    expect(injectedArming!.params!.source).toContain("__svcInjectedScript")
+    const short = c.sent.filter((m) => m.method === "Runtime.evaluate").map((m) => m.params!.expression!)
+    expect(short[0]).toContain("__svcUtilityScript")
+    expect(short[1]).toContain("__svcInjectedScript")
+    expect(c.transport.stats()).toMatchObject({
+      learned: ["UtilityScript", "InjectedScript"],
+      sentShort: { InjectedScript: 1, UtilityScript: 1 }
+    })
+  })
+
+  it("learns nothing from a script too short to be the library's (the marks alone)", async () => {
+    const c = fakeConnection()
+    await c.startSession()
+    const tiny = injection(7, 11, "\nmodule.exports = { UtilityScript: () => class {} };\n", "UtilityScript")
+    c.transport.send(tiny)
+    expect(c.sent.at(-1)).toEqual(tiny)
+    expect(c.ownCommands()).toEqual([])
+    expect(c.transport.stats().learned).toEqual([])
   })
 
   it("forgets a context once it is gone, and a session once detached", async () => {
