@@ -8,8 +8,9 @@ import { oneWalkAtATime, readBoundedOnly } from "./walkBound.js"
 import type { TabTurns } from "../pages/TabTurns.js"
 
 // The automation library sets up its in-page helpers the first time it is asked anything about a document
-// (in each of its frames: an iframe's cost as much as the page's own, 15-30 ms), and the first AI read of a
-// document also works out each element's box and generated content. Done while a document loads, that work
+// (in each of its frames; a few milliseconds where the renderer has them compiled already, see
+// pages/injectedCache.ts, 15-30 ms where it has not), and the first AI read of a document also works out each
+// element's box and generated content. Done while a document loads, that work
 // holds up its load: a navigation took 15-20 ms longer on a small form, and the snapshot asked at once
 // after it 30 ms less; the sum was the same. So nothing is asked of a document while it loads. Once the
 // agent has been quiet for a moment after svc took the tab somewhere (navigate, open, an action that moved
