@@ -2,7 +2,12 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cacheInjectedScript, type InjectedCacheStats } from "../../src/browser/pages/injectedCache.js"
+import {
+  cacheInjectedScript,
+  INJECTED_FUNCTION_KEY,
+  INJECTED_MADE_KEY,
+  type InjectedCacheStats
+} from "../../src/browser/pages/injectedCache.js"
 import { openPlainTransport } from "../../src/browser/pages/plainTransport.js"
 import { launchTestChromium, type TestChromium } from "../support/chromium.js"
 
@@ -55,6 +60,31 @@ const newPage = async (browser: Browser): Promise<Page> => {
   return await context.newPage()
 }
 
+/**
+ * What the main frame's utility world of `page` says of svc's function and of the library's script made from
+ * it: read over a CDP session of the test's own (the library's worlds are seen by every session of the page).
+ */
+const utilityMarks = async (page: Page): Promise<unknown> => {
+  const session = await page.context().newCDPSession(page)
+  try {
+    const contexts: Array<{ readonly id: number; readonly name: string; readonly auxData?: { readonly frameId?: string } }> = []
+    session.on("Runtime.executionContextCreated", ({ context }) => void contexts.push(context))
+    await session.send("Runtime.enable")
+    const { frameTree } = await session.send("Page.getFrameTree")
+    // The world of this page's library connection: named after its page (each connection has worlds of its own).
+    const name = `__playwright_utility_world_${(page as unknown as { readonly _guid: string })._guid}`
+    const world = contexts.find((c) => c.name === name && c.auxData?.frameId === frameTree.frame.id)
+    const r = await session.send("Runtime.evaluate", {
+      contextId: world!.id,
+      returnByValue: true,
+      expression: `[typeof globalThis.${INJECTED_FUNCTION_KEY}, globalThis.${INJECTED_MADE_KEY} ?? null, Object.keys(globalThis).filter((k) => k.startsWith("__svc"))]`
+    })
+    return r.result.value
+  } finally {
+    await session.detach().catch(() => undefined)
+  }
+}
+
 describe("the library over the wrapped connection", () => {
   it("reads and acts on each new document (its iframe too) as the library alone does, its script made short", async () => {
     const page = await newPage(wrapped)
@@ -66,11 +96,15 @@ describe("the library over the wrapped connection", () => {
 
       for (let visit = 1; visit <= 3; visit++) {
         await page.goto(`${base}/?visit=${visit}`)
+        // From the second document on the function is there from the start, and no script made from it yet
+        // (svc's ref checks then skip looking through the page for refs given before them).
+        if (visit > 1) expect(await utilityMarks(page)).toEqual(["function", null, []])
         const before = stats().sentShort
         const text = await page.ariaSnapshot({ mode: "ai" })
         expect(unnumbered(text)).toBe(unnumbered(expected))
         // The main frame's and the iframe's scripts (injected and utility) were made from the functions.
         expect(stats().sentShort).toEqual({ InjectedScript: before.InjectedScript + 2, UtilityScript: before.UtilityScript + 2 })
+        expect(await utilityMarks(page)).toEqual(["function", true, []])
         // Refs from that read act: the library's ref map lives in the instance the function made.
         const ref = /button "Count" \[ref=((?:f\d+)?e\d+)\]/.exec(text)![1]
         await page.locator(`aria-ref=${ref}`).click({ timeout: 5_000 })

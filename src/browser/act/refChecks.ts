@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
 import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
+import { INJECTED_FUNCTION_KEY, INJECTED_MADE_KEY } from "../pages/injectedCache.js"
 import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
 // Checking an AI ref in one raw page call, where the usual way (refGuards.ts) takes several of the
@@ -61,7 +62,14 @@ interface CheckState {
  * per document. Elements a snapshot marked before this ran are taken over (seen by no snapshot yet).
  */
 export const prepareChecks = (
-  arg: { readonly key: string; readonly property: string; readonly ignore: string },
+  arg: {
+    readonly key: string
+    readonly property: string
+    readonly ignore: string
+    /** Where the library's injected script is made from a function of svc's, and where that marks it made (injectedCache.ts). */
+    readonly libraryFunction: string
+    readonly libraryMade: string
+  },
   check: typeof checkAndGuard,
   guard: typeof guardFound
 ): boolean => {
@@ -123,7 +131,9 @@ export const prepareChecks = (
       if (shadow !== null && shadow !== undefined) adopt(shadow)
     }
   }
-  adopt(g.document)
+  // A world where the library makes its script from svc's function, and has not yet: nothing carries a ref
+  // (a page of 12,000 elements takes 20 ms to look through).
+  if (typeof g[arg.libraryFunction] !== "function" || g[arg.libraryMade] === true) adopt(g.document)
   Object.defineProperty(g.Element.prototype, arg.property, {
     configurable: true,
     get(this: object) {
@@ -181,7 +191,13 @@ export const checkAndGuard = (arg: CheckArgs, guard: typeof guardFound): string 
   return guard(el, { key: arg.guardKey, mark: true, topOnly: true }) === 1 ? "ok" : "not top"
 }
 
-const STATE_ARG = { key: STATE_KEY, property: REF_PROPERTY, ignore: GUARD_ATTRIBUTE }
+const STATE_ARG = {
+  key: STATE_KEY,
+  property: REF_PROPERTY,
+  ignore: GUARD_ATTRIBUTE,
+  libraryFunction: INJECTED_FUNCTION_KEY,
+  libraryMade: INJECTED_MADE_KEY
+}
 const PREPARE = `(${prepareChecks.toString()})(${JSON.stringify(STATE_ARG)}, ${checkAndGuard.toString()}, ${guardFound.toString()})`
 
 /**

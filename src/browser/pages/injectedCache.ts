@@ -86,7 +86,7 @@ const findSource = (expression: string): { readonly kind: ScriptKind; readonly s
 }
 
 const learn = (kind: ScriptKind, source: string): Learned => {
-  const key = `__svc${kind}`
+  const key = kind === "InjectedScript" ? INJECTED_FUNCTION_KEY : `__svc${kind}`
   return {
     source,
     key,
@@ -94,11 +94,25 @@ const learn = (kind: ScriptKind, source: string): Learned => {
   }
 }
 
+/** The function that makes the library's injected script, on a utility world's global where it was defined. */
+export const INJECTED_FUNCTION_KEY = "__svcInjectedScript"
+/**
+ * Set (true, not enumerable) on a utility world's global once the library made its injected script there. In
+ * a world that has the function and not this, the library never made one: every one it makes in such a world
+ * goes through the function (the world was armed before the library's first evaluation on its session).
+ */
+export const INJECTED_MADE_KEY = "__svcInjectedScriptMade"
+
 /** What stands for the source in the library's evaluation: a call of the function. */
-const shortCall = (key: string) => `
+const shortCall = (kind: ScriptKind, key: string) => `
 const svcScript = globalThis[${JSON.stringify(key)}];
 if (typeof svcScript !== "function") throw new Error(${JSON.stringify(MISSING)});
-svcScript(module);
+svcScript(module);${
+  kind === "InjectedScript"
+    ? `
+Object.defineProperty(globalThis, ${JSON.stringify(INJECTED_MADE_KEY)}, { value: true, configurable: true });`
+    : ""
+}
 `
 
 /** The library's connection, with its injected script compiled once per renderer instead of once per document. */
@@ -166,7 +180,7 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
     }
     shortened.set(m.id, { message: m, kind })
     sentShort[kind]++
-    return { ...m, params: { ...m.params, expression: expression.slice(0, found.start) + shortCall(script.key) + expression.slice(found.end) } }
+    return { ...m, params: { ...m.params, expression: expression.slice(0, found.start) + shortCall(kind, script.key) + expression.slice(found.end) } }
   }
 
   /** Whether `m` is for the library (svc's own answers and the short evaluations' misses are not). */
