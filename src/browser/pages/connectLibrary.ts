@@ -6,7 +6,8 @@ import { cacheInjectedScript } from "./injectedCache.js"
 import { openPlainTransport } from "./plainTransport.js"
 
 // How the automation library reaches a browser: through a transport of svc's (the relay in this process; a
-// plain websocket to a browser on this machine), else by the endpoint's URL as the library dials it.
+// plain websocket to a browser on this machine), else by the endpoint's URL as the library dials it. On svc's
+// transports the library's scripts are compiled once per renderer, not once per document (injectedCache.ts).
 
 type PlaywrightModule = typeof import("playwright-core")
 
@@ -60,7 +61,9 @@ export const connectLibrary = async (
   relay: CdpTransport | undefined,
   timeout: number
 ): Promise<Browser> => {
-  const through = relay !== undefined ? await connectThrough(lib, relay, timeout, false) : await connectPlain(lib, endpoint, timeout)
+  const through = relay !== undefined
+    ? await connectThrough(lib, cacheInjectedScript(relay), timeout, false)
+    : await connectPlain(lib, endpoint, timeout)
   if (through !== undefined) return through
   // Userinfo in the URL goes as an Authorization header instead, as svc's own CDP sockets send it.
   const target = dialTarget(endpoint.url)
