@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { BrowserContext, Page } from "playwright-core"
-import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
 import { INJECTED_FUNCTION_KEY, INJECTED_MADE_KEY } from "../pages/injectedCache.js"
+import { type Guarded, type MainWorld, newGuardKey, RESOLVE_MS, bounded } from "./refGuards.js"
 import { GUARD_ATTRIBUTE, guardFound } from "./refIdentity.js"
 
 // Checking an AI ref in one raw page call, where the usual way (refGuards.ts) takes several of the

@@ -29,7 +29,7 @@ const connectThrough = async (
   const connectOver = lib.chromium.connectOverCDP.bind(lib.chromium) as unknown as (t: CdpTransport, o: object) => Promise<Browser>
   let browser: Browser
   try {
-    browser = await connectOver(transport, { timeout })
+    browser = await connectOver(cacheInjectedScript(transport), { timeout })
   } catch (e) {
     if (!closeOnFailure) throw e
     transport.close()
@@ -51,7 +51,7 @@ const connectThrough = async (
  */
 const connectPlain = async (lib: PlaywrightModule, endpoint: CdpEndpoint, timeout: number): Promise<Browser | undefined> => {
   const transport = await openPlainTransport(endpoint.url, endpoint).catch(() => undefined)
-  return transport === undefined ? undefined : await connectThrough(lib, cacheInjectedScript(transport), timeout, true)
+  return transport === undefined ? undefined : await connectThrough(lib, transport, timeout, true)
 }
 
 /** The library's connection to the endpoint's browser: through `relay` when given, else the quickest way there is. */
@@ -61,9 +61,7 @@ export const connectLibrary = async (
   relay: CdpTransport | undefined,
   timeout: number
 ): Promise<Browser> => {
-  const through = relay !== undefined
-    ? await connectThrough(lib, cacheInjectedScript(relay), timeout, false)
-    : await connectPlain(lib, endpoint, timeout)
+  const through = relay !== undefined ? await connectThrough(lib, relay, timeout, false) : await connectPlain(lib, endpoint, timeout)
   if (through !== undefined) return through
   // Userinfo in the URL goes as an Authorization header instead, as svc's own CDP sockets send it.
   const target = dialTarget(endpoint.url)

@@ -35,6 +35,15 @@ export type ScriptKind = keyof typeof KINDS
 const MODULE_MARK = "const module = {};"
 const RETURN_MARK = "return new (module.exports."
 const MISSING = "svc: the library script's function is missing in this world"
+/** The function that makes the library's injected script, on a utility world's global where it was defined. */
+export const INJECTED_FUNCTION_KEY = "__svcInjectedScript"
+/**
+ * Set (true, not enumerable) on a utility world's global once the library made its injected script there. In
+ * a world that has the function and not this, the library never made one: every one it makes in such a world
+ * goes through the function (the world was armed before the library's first evaluation on its session).
+ */
+export const INJECTED_MADE_KEY = "__svcInjectedScriptMade"
+
 /** svc's own command ids on the library's connection, far above any of the library's. */
 const FIRST_OWN_ID = 2_000_000_000
 
@@ -93,15 +102,6 @@ const learn = (kind: ScriptKind, source: string): Learned => {
     definition: `Object.defineProperty(globalThis, ${JSON.stringify(key)}, { value: function (module) {${source}\n}, configurable: true });`
   }
 }
-
-/** The function that makes the library's injected script, on a utility world's global where it was defined. */
-export const INJECTED_FUNCTION_KEY = "__svcInjectedScript"
-/**
- * Set (true, not enumerable) on a utility world's global once the library made its injected script there. In
- * a world that has the function and not this, the library never made one: every one it makes in such a world
- * goes through the function (the world was armed before the library's first evaluation on its session).
- */
-export const INJECTED_MADE_KEY = "__svcInjectedScriptMade"
 
 /** What stands for the source in the library's evaluation: a call of the function. */
 const shortCall = (kind: ScriptKind, key: string) => `
