@@ -62,8 +62,8 @@ interface SessionState {
   world: string | undefined
   /** Per script: whether its definition was sent on this session ("asked"), or refused there (then never asked again). */
   readonly armed: Map<ScriptKind, Armed>
-  /** The session's execution contexts: their worlds' names by id. */
-  readonly contexts: Map<number, string>
+  /** The ids of the session's contexts of that world (known once the world is: the library asks for it before it hears of any). */
+  readonly contexts: Set<number>
 }
 
 /** What the wrapper did so far, per script (for tests and diagnostics). */
@@ -130,7 +130,7 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
   const stateOf = (sessionId: string): SessionState => {
     let s = sessions.get(sessionId)
     if (s === undefined) {
-      s = { world: undefined, armed: new Map(), contexts: new Map() }
+      s = { world: undefined, armed: new Map(), contexts: new Set() }
       sessions.set(sessionId, s)
     }
     return s
@@ -172,9 +172,8 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
     // Sent before this evaluation, on the same session: the browser runs them in that order.
     arm(m.sessionId, s, kind, script)
     const contextId = m.params?.contextId
-    const world = typeof contextId === "number" ? s.contexts.get(contextId) : undefined
     const same = found.end - found.start === script.source.length && expression.startsWith(script.source, found.start)
-    if (!same || s.armed.get(kind) !== "asked" || world === undefined || world !== s.world) {
+    if (!same || s.armed.get(kind) !== "asked" || typeof contextId !== "number" || !s.contexts.has(contextId)) {
       sentWhole[kind]++
       return m
     }
@@ -206,14 +205,13 @@ export const cacheInjectedScript = (inner: CdpTransport): CdpTransport & { reado
     }
     if (m.method === "Target.detachedFromTarget") sessions.delete(String(m.params?.sessionId))
     if (m.sessionId === undefined) return true
+    // Only the library's page sessions' utility worlds are kept track of (not svc's own sessions, nor workers).
+    const s = sessions.get(m.sessionId)
+    if (s?.world === undefined) return true
     if (m.method === "Runtime.executionContextCreated") {
       const context = m.params?.context as { readonly id?: unknown; readonly name?: unknown } | undefined
-      if (typeof context?.id === "number" && typeof context.name === "string") stateOf(m.sessionId).contexts.set(context.id, context.name)
-      return true
-    }
-    const s = sessions.get(m.sessionId)
-    if (s === undefined) return true
-    if (m.method === "Runtime.executionContextDestroyed") {
+      if (typeof context?.id === "number" && context.name === s.world) s.contexts.add(context.id)
+    } else if (m.method === "Runtime.executionContextDestroyed") {
       s.contexts.delete(m.params?.executionContextId as number)
     } else if (m.method === "Runtime.executionContextsCleared") {
       s.contexts.clear()
