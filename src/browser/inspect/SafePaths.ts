@@ -226,7 +226,15 @@ export const confineExistingSync = (root: string, p: string): Either.Either<stri
       real = fs.realpathSync(candidate)
     } catch (e) {
       const code = errorCode(e)
-      if (code === "ENOENT" || code === "ENOTDIR") return refuse(`${shown(p)} does not exist in ${root}; ${placeFirst}`)
+      if (code === "ENOENT" || code === "ENOTDIR") {
+        // A missing file named outside the root is refused for being outside first: that is what to change.
+        const outside = !within(absRoot, candidate) && !within(realRoot, candidate)
+        return refuse(
+          outside
+            ? `${shown(p)} is outside ${root} (and does not exist); files are read only from there: ${placeFirst}`
+            : `${shown(p)} does not exist in ${root}; ${placeFirst}`
+        )
+      }
       throw e
     }
     if (!within(realRoot, real) || real === realRoot) {
