@@ -1,5 +1,4 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { GatewayRunner } from "../gateway/GatewayRunner.js"
@@ -10,6 +9,7 @@ import { makeGatewayMcpHttp } from "../mcp/http.js"
 import { runNodeHost } from "../gateway/nodeRun.js"
 import { NodeRunner } from "../node/NodeRunner.js"
 import { AskInProcess } from "../agent/model/ask.js"
+import { KeepAliveHttp } from "../platform/keepAliveHttp.js"
 
 // The full entry (dist/svc.cjs): the CLI on the node platform, with the gateway in this process.
 // bin/svc sends `svc gateway ...`, `svc node ...` and `svc mcp` here; the other commands start from the lean entry (src/entry/cli.ts).
@@ -17,7 +17,9 @@ import { AskInProcess } from "../agent/model/ask.js"
 const GatewayInProcess = Layer.succeed(GatewayRunner, { run: (options) => runGateway(options, { mcp: makeGatewayMcpHttp }) })
 const NodeInProcess = Layer.succeed(NodeRunner, { run: (options) => runNodeHost(options) })
 
-const platform = Layer.mergeAll(NodeContext.layer, NodeHttpClient.layer)
+// Keep-alive: `svc mcp` and the node host call the same control port many times (a connection per call cost
+// each MCP tool call about 0.5 ms of CPU on each side).
+const platform = Layer.mergeAll(NodeContext.layer, KeepAliveHttp)
 const program = runCli(process.argv).pipe(
   Effect.provide(
     Layer.mergeAll(
