@@ -91,7 +91,7 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
     const sessions = yield* PlaywrightSessions
     /** The new document's first read, done once the agent is quiet (snapshot/warmUp.ts); not waited for. */
     const readAhead = (tab: TabRef, page: Page) =>
-      Effect.asVoid(Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtility, tab, page)))
+      Effect.asVoid(Effect.forkDaemon(readAheadAfterNavigation(turns, sessions.evaluateUtilityDirect, tab, page)))
 
     /**
      * A new tab at `url` (Tabs.open), whose first document is read ahead like a navigation's. With dialogs

@@ -9,7 +9,7 @@ import { LocalRelay } from "../relay/LocalRelay.js"
 import { makeFrameWorlds, makeLocalFrameWorlds } from "./frameWorld.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
 import { openPageSession, type PageInfo } from "./pageSession.js"
-import { connectLibrary } from "./connectLibrary.js"
+import { connectLibrary, rawSendsOf } from "./connectLibrary.js"
 import { makeRoundTrips } from "./roundTrips.js"
 import { errorText, untilWoken, withTimeout } from "./promises.js"
 
@@ -157,7 +157,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       if (known !== undefined) return Promise.resolve(known)
       let p = pending.get(page)
       if (p === undefined) {
-        p = openPageSession(page).then((info) => {
+        p = openPageSession(page, rawSendsOf(page.context().browser())).then((info) => {
           infos.set(page, info)
           return info
         }).catch(() => {
@@ -442,7 +442,9 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         const info = infos.get(page)
         if (info !== undefined) {
           try {
-            const { targetInfo } = await info.session.send("Target.getTargetInfo")
+            const { targetInfo } = info.direct !== undefined
+              ? await info.direct("Target.getTargetInfo") as { targetInfo: { title: string } }
+              : await info.session.send("Target.getTargetInfo")
             if (!mayBeUrlTitle(targetInfo.title, page.url())) return targetInfo.title
           } catch {
             // fall back to the page
@@ -518,13 +520,20 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       return found === "absent" ? undefined : found
     }
 
-    /** `expression` by value over the page's own session, in world `contextId` (default: the main world). */
-    const evaluateOn = (page: Page, info: PageInfo, expression: string, contextId?: number): Promise<unknown> =>
-      trips.sent(page, info.session.send("Runtime.evaluate", { expression, returnByValue: true, ...(contextId !== undefined ? { contextId } : {}) }))
-        .then((r) => {
-          if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
-          return r.result.value as unknown
-        })
+    /**
+     * `expression` by value over the page's own session, in world `contextId` (default: the main world).
+     * `direct`: beside the library where the connection allows (rawSends.ts), for reads that need no order
+     * with the session's events; such a call is no round trip for `barrier`.
+     */
+    const evaluateOn = (page: Page, info: PageInfo, expression: string, contextId?: number, direct = false): Promise<unknown> => {
+      const params = { expression, returnByValue: true, ...(contextId !== undefined ? { contextId } : {}) }
+      const sent: Promise<{ result: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }> =
+        direct && info.direct !== undefined ? info.direct("Runtime.evaluate", params) : trips.sent(page, info.session.send("Runtime.evaluate", params))
+      return sent.then((r) => {
+        if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text)
+        return r.result.value as unknown
+      })
+    }
 
     /**
      * Runs `expression` in the page's main world over the page's own CDP session: a round trip of a fraction
@@ -539,6 +548,8 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     /** `expression` by value in an isolated world of an iframe (see frameWorld.ts): out of process, or in the page's. */
     const evaluateInFrameWorld = makeFrameWorlds()
     const evaluateInLocalFrames = makeLocalFrameWorlds(describePage, evaluateOn)
+    /** The same for a snapshot's reads (see evaluateUtilityDirect). */
+    const evaluateInLocalFramesDirect = makeLocalFrameWorlds(describePage, (p, i, e, c) => evaluateOn(p, i, e, c, true))
 
     /**
      * The same in the library's utility world of the main frame's document (where its AI snapshots run and
@@ -547,6 +558,18 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
       return info === undefined || info.utility === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, info.utility)
+    }
+
+    /**
+     * evaluateUtility for a snapshot's own reads (the walk's end, the controls, the ref checks put in place):
+     * beside the library where the connection allows, a third of the gateway's CPU per call. Not for an
+     * action's reads, whose round trips tell `barrier` that the session's events before them were dispatched.
+     */
+    const evaluateUtilityDirect = (page: Page, expression: string): Promise<unknown> | undefined => {
+      const info = infos.get(page)
+      return info === undefined || info.utility === undefined || page.isClosed()
+        ? undefined
+        : evaluateOn(page, info, expression, info.utility, true)
     }
 
     /**
@@ -567,8 +590,10 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       knownPage,
       evaluateMain,
       evaluateUtility,
+      evaluateUtilityDirect,
       evaluateInFrameWorld,
       evaluateInLocalFrames,
+      evaluateInLocalFramesDirect,
       sendMark: trips.sendMark,
       barrier,
       openedBy,

@@ -4,12 +4,20 @@ import { dialTarget } from "../cdp/socket/connection.js"
 import type { CdpTransport } from "../relay/inProcess.js"
 import { cacheInjectedScript } from "./injectedCache.js"
 import { openPlainTransport } from "./plainTransport.js"
+import { type RawSends, withRawSends } from "./rawSends.js"
 
 // How the automation library reaches a browser: through a transport of svc's (the relay in this process; a
 // plain websocket to a browser on this machine), else by the endpoint's URL as the library dials it. On svc's
-// transports the library's scripts are compiled once per renderer, not once per document (injectedCache.ts).
+// transports the library's scripts are compiled once per renderer, not once per document (injectedCache.ts),
+// and svc's own commands on the library's sessions can go beside it (rawSends.ts).
 
 type PlaywrightModule = typeof import("playwright-core")
+
+/** svc's own commands beside the library, on the connections made over a transport of svc's. */
+const rawOf = new WeakMap<Browser, RawSends>()
+
+/** Where svc's own commands can go beside the library on this browser's connection (undefined: only through it). */
+export const rawSendsOf = (browser: Browser | null): RawSends | undefined => (browser === null ? undefined : rawOf.get(browser))
 
 /**
  * The library connected over a transport of ours: it takes one at run time (its ConnectionTransport) though
@@ -28,13 +36,15 @@ const connectThrough = async (
 ): Promise<Browser | undefined> => {
   const connectOver = lib.chromium.connectOverCDP.bind(lib.chromium) as unknown as (t: CdpTransport, o: object) => Promise<Browser>
   let browser: Browser
+  const wrapped = withRawSends(cacheInjectedScript(transport))
   try {
-    browser = await connectOver(cacheInjectedScript(transport), { timeout })
+    browser = await connectOver(wrapped.transport, { timeout })
   } catch (e) {
     if (!closeOnFailure) throw e
     transport.close()
     return undefined
   }
+  rawOf.set(browser, wrapped.raw)
   const toImpl = (browser as unknown as { _connection?: { toImpl?: (x: unknown) => unknown } })._connection?.toImpl
   const impl = toImpl?.(browser) as { _isBrowserCollocatedWithServer?: boolean } | undefined
   if (impl?._isBrowserCollocatedWithServer === undefined) {

@@ -1,4 +1,5 @@
 import type { CDPSession, Page } from "playwright-core"
+import type { RawSends } from "./rawSends.js"
 
 // svc's own CDP session on each page of the library: the page's targetId, a counter of its main frame's
 // cross-document navigations (what makes refs from an older document stale), and the library's utility
@@ -19,6 +20,11 @@ export interface PageInfo {
   /** Cross-document navigations of the main frame since we first saw the page. */
   readonly navigations: number
   readonly session: CDPSession
+  /**
+   * A command on the same session put on the wire beside the library (rawSends.ts), where the connection
+   * allows it: for what needs no ordering with the session's events. Undefined: use `session`.
+   */
+  readonly direct: ((method: string, params?: object) => Promise<any>) | undefined
   /** The execution context of the library's utility world in the main frame's document, while known. */
   readonly utility: number | undefined
   /** The same in the documents of the page's iframes that share its process (frame id, context), while known. */
@@ -27,8 +33,11 @@ export interface PageInfo {
   readonly navigatedPast: (count: number, ms: number) => Promise<boolean>
 }
 
-/** Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. */
-export const openPageSession = async (page: Page): Promise<PageInfo> => {
+/**
+ * Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. With
+ * `raw`, the session's id is learnt on the way (one more command among the first ones, answered at once).
+ */
+export const openPageSession = async (page: Page, raw?: RawSends): Promise<PageInfo> => {
   const session = await page.context().newCDPSession(page)
   let navigations = 0
   const waiters = new Set<() => void>()
@@ -74,16 +83,20 @@ export const openPageSession = async (page: Page): Promise<PageInfo> => {
     utility.clear()
     documents.clear()
   })
+  const marker = raw?.markerFor()
   const [{ targetInfo }] = await Promise.all([
     session.send("Target.getTargetInfo"),
     session.send("Page.enable"),
-    session.send("Runtime.enable")
+    session.send("Runtime.enable"),
+    marker !== undefined ? session.send("Runtime.evaluate", { expression: "0", objectGroup: marker, returnByValue: true }).catch(() => undefined) : undefined
   ])
   const targetId = targetInfo.targetId
+  const sessionId = marker !== undefined ? raw?.sessionOf(marker) : undefined
   if (worldName !== undefined) giveMissingWorlds(session, worldName, documents, utility)
   return {
     targetId,
     session,
+    direct: raw !== undefined && sessionId !== undefined ? (method, params) => raw.send(sessionId, method, params) : undefined,
     navigatedPast,
     get navigations() {
       return navigations

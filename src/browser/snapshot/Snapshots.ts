@@ -190,9 +190,9 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
         const title = yield* Effect.fork(sessions.title(page))
         // What the ARIA text leaves out (password fields, collapsed controls, editors), read beside it.
         const controls = yield* Effect.fork(timed("controls")(readPageControls(page, {
-              utility: sessions.evaluateUtility,
+              utility: sessions.evaluateUtilityDirect,
               isolated: sessions.evaluateInFrameWorld,
-              localFrames: sessions.evaluateInLocalFrames
+              localFrames: sessions.evaluateInLocalFramesDirect
             })))
         let rendered: RenderedAi | RenderedRole
         if (o.format === "ai") {
@@ -202,14 +202,14 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
             try: () =>
               o.find !== undefined
                 ? oneWalkAtATime(page, readAi).then((raw) => ({ raw, unread: undefined }))
-                : readBounded(page, sessions.evaluateUtility, o.readLimit, readAi),
+                : readBounded(page, sessions.evaluateUtilityDirect, o.readLimit, readAi),
             catch: failed
           }).pipe(timed("aria"))
-          const prepared = prepareRefChecks(page, sessions.evaluateUtility)
+          const prepared = prepareRefChecks(page, sessions.evaluateUtilityDirect)
           let bounded = yield* read
           // The checks were not in place for that read (a document just committed, its world not known yet):
           // put in place now and read once more, or every action on the refs shown would take the slow way.
-          if (!(yield* Effect.promise(() => prepared)) && (yield* Effect.promise(() => prepareRefChecks(page, sessions.evaluateUtility)))) {
+          if (!(yield* Effect.promise(() => prepared)) && (yield* Effect.promise(() => prepareRefChecks(page, sessions.evaluateUtilityDirect)))) {
             bounded = yield* read
           }
           const { raw, unread } = bounded
@@ -232,7 +232,7 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           const { raw, unread } = yield* Effect.tryPromise({
             try: () =>
               bounded
-                ? readBounded(page, sessions.evaluateUtility, o.readLimit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
+                ? readBounded(page, sessions.evaluateUtilityDirect, o.readLimit, () => page.ariaSnapshot(options), o.interactive ? "controls" : "text")
                 : oneWalkAtATime(page, () => (target ?? page).ariaSnapshot(options)).then((text) => ({ raw: text, unread: undefined })),
             catch: failed
           })
@@ -261,12 +261,12 @@ export class Snapshots extends Effect.Service<Snapshots>()("svc/Snapshots", {
           // Refs get their element's identity from an AI snapshot of the same scope, read after the answer: where
           // look-alikes need it, and for every ref when the page is quick to read (see identifyRoleRefs).
           const pageControls = yield* Fiber.join(controls)
-          if (o.frame === undefined) void prepareRefChecks(page, sessions.evaluateUtility)
+          if (o.frame === undefined) void prepareRefChecks(page, sessions.evaluateUtilityDirect)
           // The identities come from a read of the same part of the page the snapshot read.
           const readAi = () => (target ?? page).ariaSnapshot({ mode: "ai", timeout: o.timeoutMs })
           // A second read of the whole scope goes in its turn too (walkBound's switch serves one walk at a time).
           yield* refs.identifyRoleRefs(tab, watch, () =>
-            (unread !== undefined ? readToSameEnd(page, sessions.evaluateUtility, readAi) : oneWalkAtATime(page, readAi))
+            (unread !== undefined ? readToSameEnd(page, sessions.evaluateUtilityDirect, readAi) : oneWalkAtATime(page, readAi))
               .then((ai) => foldControlState(ai, pageControls)), {
             allRefs: o.frame === undefined && ariaMs <= BACKGROUND_IDENTITY_MS
           })
