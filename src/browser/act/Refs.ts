@@ -353,7 +353,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /** The one-call check (refChecks.ts): the marked element's locator, or undefined to check the usual way. */
     const checkQuickly = (state: TabState, page: Page, ref: string, entry: { readonly aria: string; readonly role: string; readonly name: string }) =>
-      checkInOneCall(page, ref, entry, sessions.evaluateUtility, (e) => pageGone(page, ref, e)).pipe(
+      checkInOneCall(page, ref, entry, sessions.evaluateUtilityDirect, (e) => pageGone(page, ref, e)).pipe(
         Effect.flatMap((r) =>
           r === undefined || r.guard === undefined
             ? Effect.succeed(undefined)
@@ -362,7 +362,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
 
     /** The quick click of a checked element (quickClick.ts): `check` still to run, or done and marked under `guardKey`. */
     const quick = (page: Page, ref: string, check: CheckArgs | undefined, guardKey: string) =>
-      quickClick(page, { stateKey: REF_CHECKS_KEY, check, guardKey }, sessions.evaluateUtility, sessions.pageSession).pipe(
+      quickClick(page, { stateKey: REF_CHECKS_KEY, check, guardKey }, sessions.evaluateUtilityDirect, sessions.pageSession).pipe(
         Effect.flatMap((outcome) => outcome === "busy" ? Effect.fail(busy(ref)) : Effect.succeed(outcome))
       )
 

@@ -396,7 +396,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       }).pipe(Effect.withSpan("PlaywrightSessions.page", { attributes: { profile: profileName, targetId } }))
 
     /** The page's own CDP session (one per page, shared by svc's services) and its targetId; undefined once closed. */
-    const pageSession = (page: Page): Promise<{ readonly session: CDPSession; readonly targetId: string } | undefined> =>
+    const pageSession = (page: Page): Promise<Pick<PageInfo, "session" | "targetId" | "direct"> | undefined> =>
       describePage(page)
 
     /**
@@ -561,9 +561,10 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     }
 
     /**
-     * evaluateUtility for a snapshot's own reads (the walk's end, the controls, the ref checks put in place):
-     * beside the library where the connection allows, a third of the gateway's CPU per call. Not for an
-     * action's reads, whose round trips tell `barrier` that the session's events before them were dispatched.
+     * evaluateUtility beside the library where the connection allows (a third of the gateway's CPU per call):
+     * for a snapshot's reads (the walk's end, the controls, the ref checks put in place) and an action's checks
+     * and quick click before it acts. Not for what follows an action (its guards' release): those round trips
+     * tell `barrier` that the session's events before them were dispatched.
      */
     const evaluateUtilityDirect = (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
