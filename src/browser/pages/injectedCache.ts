@@ -1,4 +1,4 @@
-import type { CdpTransport } from "../relay/inProcess.js"
+import type { CdpMessage as Message, CdpTransport } from "../relay/inProcess.js"
 
 // The library reads and acts on a document through its injected script (its selectors and its ARIA walk),
 // about 330 KB of source. It sends that source whole with Runtime.evaluate into each new document's utility
@@ -72,14 +72,6 @@ export interface InjectedCacheStats {
   readonly armedSessions: number
   readonly sentShort: Readonly<Record<ScriptKind, number>>
   readonly sentWhole: Readonly<Record<ScriptKind, number>>
-}
-
-interface Message {
-  readonly id?: number
-  readonly method?: string
-  readonly sessionId?: string
-  readonly params?: Record<string, unknown>
-  readonly result?: Record<string, unknown>
 }
 
 /** Which of the library's scripts `expression` makes, and where its source lies in it. */

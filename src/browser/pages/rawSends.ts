@@ -1,4 +1,4 @@
-import type { CdpTransport } from "../relay/inProcess.js"
+import type { CdpMessage as Message, CdpTransport } from "../relay/inProcess.js"
 
 // svc's own commands on one of the library's sessions, put on the wire beside the library instead of going
 // through it. A command sent through the library's CDP session crosses its client and server layers both
@@ -29,15 +29,6 @@ interface Pending {
   readonly method: string
   readonly resolve: (result: unknown) => void
   readonly reject: (error: Error) => void
-}
-
-interface Message {
-  readonly id?: number
-  readonly method?: string
-  readonly sessionId?: string
-  readonly params?: Record<string, unknown>
-  readonly result?: unknown
-  readonly error?: { readonly message?: string }
 }
 
 /** `inner` with svc's own commands beside the library's; `transport` is what the library is connected over. */

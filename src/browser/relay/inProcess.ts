@@ -13,6 +13,16 @@ export interface CdpTransport {
   onclose?: ((reason?: string) => void) | undefined
 }
 
+/** A transport's message as the wrappers on the library's connection read it (a command, an answer or an event). */
+export interface CdpMessage {
+  readonly id?: number
+  readonly method?: string
+  readonly sessionId?: string
+  readonly params?: Record<string, unknown>
+  readonly result?: Record<string, unknown>
+  readonly error?: { readonly message?: string }
+}
+
 /**
  * A client of `hub` in this process. Messages are handed over in order, each in a microtask of its own: never
  * inside the call that sent the command (the library registers its callback after sending), and never after
