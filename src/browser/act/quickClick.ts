@@ -1,6 +1,7 @@
 import { Effect } from "effect"
-import type { CDPSession, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { isTimeout, withTimeout } from "../pages/promises.js"
+import { sendOnPage } from "../pages/pageSession.js"
 import type { CheckArgs } from "./refChecks.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
@@ -137,13 +138,7 @@ const releaseExpression = (hitKey: string) =>
   `globalThis[${JSON.stringify(hitKey)}]?.release() ?? { delivered: false, stopped: false, gone: true }`
 
 /** svc's own session on the page, to send its input on; undefined: none (the page is closing). */
-export type InputSession = (page: Page) => Promise<
-  {
-    readonly session: Pick<CDPSession, "send">
-    /** The same session beside the library, where the connection allows (pageSession.ts's PageInfo.direct). */
-    readonly direct?: ((method: string, params?: object) => Promise<unknown>) | undefined
-  } | undefined
->
+export type InputSession = (page: Page) => Promise<Parameters<typeof sendOnPage>[0] | undefined>
 
 /**
  * The quick click of a checked ref: "clicked"; "declined" (nothing reached the page: the library clicks the
@@ -180,8 +175,7 @@ export const quickClick = (
     const at = { x: answer.x, y: answer.y }
     // One burst: the browser keeps their order, and the press does not wait for the move's frame.
     const mouse = (params: Record<string, unknown>) =>
-      (own.direct !== undefined ? own.direct("Input.dispatchMouseEvent", params) : own.session.send("Input.dispatchMouseEvent", params as never))
-        .then(() => true, () => false)
+      sendOnPage(own, "Input.dispatchMouseEvent", params).then(() => true, () => false)
     const sent = yield* Effect.promise(() =>
       Promise.all([
         mouse({ type: "mouseMoved", ...at }),

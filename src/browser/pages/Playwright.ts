@@ -8,7 +8,7 @@ import { redactSecrets } from "../../domain/redact.js"
 import { LocalRelay } from "../relay/LocalRelay.js"
 import { makeFrameWorlds, makeLocalFrameWorlds } from "./frameWorld.js"
 import { type OpenedTab, type OpenedTabs, trackOpenedTabs } from "./openedTabs.js"
-import { openPageSession, type PageInfo } from "./pageSession.js"
+import { openPageSession, type PageInfo, sendOnPage } from "./pageSession.js"
 import { connectLibrary, rawSendsOf } from "./connectLibrary.js"
 import { makeRoundTrips } from "./roundTrips.js"
 import { errorText, untilWoken, withTimeout } from "./promises.js"
@@ -442,9 +442,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         const info = infos.get(page)
         if (info !== undefined) {
           try {
-            const { targetInfo } = info.direct !== undefined
-              ? await info.direct("Target.getTargetInfo") as { targetInfo: { title: string } }
-              : await info.session.send("Target.getTargetInfo")
+            const { targetInfo } = await sendOnPage(info, "Target.getTargetInfo") as { targetInfo: { title: string } }
             if (!mayBeUrlTitle(targetInfo.title, page.url())) return targetInfo.title
           } catch {
             // fall back to the page
@@ -555,23 +553,20 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
      * The same in the library's utility world of the main frame's document (where its AI snapshots run and
      * mark each element with its ref). Undefined when that world is not known (yet).
      */
-    const evaluateUtility = (page: Page, expression: string): Promise<unknown> | undefined => {
+    const inUtilityWorld = (direct: boolean) => (page: Page, expression: string): Promise<unknown> | undefined => {
       const info = infos.get(page)
-      return info === undefined || info.utility === undefined || page.isClosed() ? undefined : evaluateOn(page, info, expression, info.utility)
+      return info === undefined || info.utility === undefined || page.isClosed()
+        ? undefined
+        : evaluateOn(page, info, expression, info.utility, direct)
     }
-
+    const evaluateUtility = inUtilityWorld(false)
     /**
      * evaluateUtility beside the library where the connection allows (a third of the gateway's CPU per call):
      * for a snapshot's reads (the walk's end, the controls, the ref checks put in place) and an action's checks
      * and quick click before it acts. Not for what follows an action (its guards' release): those round trips
      * tell `barrier` that the session's events before them were dispatched.
      */
-    const evaluateUtilityDirect = (page: Page, expression: string): Promise<unknown> | undefined => {
-      const info = infos.get(page)
-      return info === undefined || info.utility === undefined || page.isClosed()
-        ? undefined
-        : evaluateOn(page, info, expression, info.utility, true)
-    }
+    const evaluateUtilityDirect = inUtilityWorld(true)
 
     /**
      * The page of a tab the connection already knows, and still open; undefined otherwise (without a round

@@ -33,6 +33,14 @@ export interface PageInfo {
   readonly navigatedPast: (count: number, ms: number) => Promise<boolean>
 }
 
+/** `method` on svc's session of a page: beside the library where the connection allows, else through it. */
+export const sendOnPage = (
+  own: { readonly session: Pick<CDPSession, "send">; readonly direct?: PageInfo["direct"] },
+  method: string,
+  params?: object
+): Promise<unknown> =>
+  own.direct !== undefined ? own.direct(method, params) : (own.session.send as (m: string, p?: object) => Promise<unknown>)(method, params)
+
 /**
  * Opens svc's session on `page` and starts keeping its PageInfo; rejects if the page closes meanwhile. With
  * `raw`, the session's id is learnt on the way (one more command among the first ones, answered at once).
