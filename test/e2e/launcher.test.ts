@@ -8,7 +8,7 @@ import { build } from "esbuild"
 import { afterAll } from "vitest"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { DiscoveryHttpClient } from "../../src/browser/cdp/discovery.js"
-import { cleanTail } from "../../src/browser/launch/browserProcess.js"
+import { cleanTail, listeningLine } from "../../src/browser/launch/browserProcess.js"
 import { chromeArgs, defaultHeadless, defaultNoSandbox } from "../../src/browser/launch/chromeFlags.js"
 import { ChromeLauncher, type LaunchOptions } from "../../src/browser/launch/ChromeLauncher.js"
 import { claimFreePort, portFree } from "../support/portClaims.js"
@@ -119,7 +119,6 @@ describe("ChromeLauncher (real Chromium)", () => {
           expect(version.status).toBe(200)
           expect((version.body as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl).toBe(b.webSocketDebuggerUrl)
           expect(b.webSocketDebuggerUrl.startsWith(`ws://127.0.0.1:${port}/devtools/browser/`)).toBe(true)
-          expect(b.browserVersion).toMatch(/Chrome\/\d+/)
           expect(alive(b.pid)).toBe(true)
           expect(b.isRunning()).toBe(true)
           // The reported pid is the browser itself, not Debian's wrapper script.
@@ -323,6 +322,22 @@ describe("ChromeLauncher (real Chromium)", () => {
     }).pipe(Effect.provide(Launcher))
   )
 
+  it.live("behind a wrapper that keeps the browser's stderr, the DevTools port is still found by asking it", () =>
+    Effect.gen(function* () {
+      const wrapper = script("quiet-wrapper", `exec ${CHROMIUM} "$@" 2>/dev/null`)
+      for (const cdpPort of [yield* freePort, 0]) {
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const b = yield* launch(options(cdpPort, { executable: wrapper }))
+            const version = yield* getJson(`${b.cdpUrl}/json/version`)
+            expect((version.body as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl).toBe(b.webSocketDebuggerUrl)
+            if (cdpPort !== 0) expect(b.cdpPort).toBe(cdpPort)
+          })
+        )
+      }
+    }).pipe(Effect.provide(Launcher))
+  )
+
   it.live("a gateway that exits without closing its scopes takes its browser with it", () =>
     Effect.gen(function* () {
       const port = yield* freePort
@@ -419,6 +434,16 @@ describe("launch flags and defaults", () => {
   it("turns the sandbox off only for root", () => {
     expect(defaultNoSandbox(0)).toBe(true)
     expect(defaultNoSandbox(1000)).toBe(false)
+  })
+
+  it("hears the DevTools websocket from the browser's stderr only once its line is whole", () => {
+    const line = "DevTools listening on ws://127.0.0.1:40217/devtools/browser/5d1c0b7e-1f7a-4c55-9a36-0d6f3b0d2d11"
+    expect(listeningLine("[12:34:56.789:WARNING:chrome_main.cc] something\n\n")).toBeUndefined()
+    expect(listeningLine(`\n${line.slice(0, 40)}`)).toBeUndefined()
+    expect(listeningLine(`\n${line}`)).toBeUndefined()
+    expect(listeningLine(`noise\n\n${line}\n`)).toBe(line.slice("DevTools listening on ".length))
+    expect(listeningLine(`${line}\r\nmore`)).toBe(line.slice("DevTools listening on ".length))
+    expect(listeningLine(`a log that says "${line}"\n`)).toBeUndefined()
   })
 
   it("keeps the end of stderr without dbus noise or the wrapper's shell warning", () => {

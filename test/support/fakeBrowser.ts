@@ -64,7 +64,6 @@ export const makeFakeWorld = (): FakeWorld => {
           cdpPort: port,
           cdpUrl: `http://127.0.0.1:${port}`,
           webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/fake`,
-          browserVersion: "Fake/1",
           executable: opts.executable,
           userDataDir: opts.userDataDir,
           startedAt: new Date().toISOString(),

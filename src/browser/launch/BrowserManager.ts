@@ -170,9 +170,15 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
           ),
           Effect.forkDaemon
         )
+        const ep = yield* endpointOf(launched.cdpUrl)
+        // Begun before the tabs are asked for: the library's connection is what the caller waits for next, and
+        // a browser that has just started answers both slowly (it is busy opening its first tab).
+        if (launched.takenOver !== true) {
+          const known = { ...ep, webSocketUrl: launched.webSocketDebuggerUrl }
+          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, known), { discard: true }), scope)
+        }
         // The first tab of a fresh browser is its current tab. Of a browser taken over, only a lone tab is:
         // which of several tabs the earlier gateway meant is not known, and guessing could act on the wrong one.
-        const ep = yield* endpointOf(launched.cdpUrl)
         const tabs = yield* cdp.listTabs(ep).pipe(Effect.orElseSucceed(() => []))
         const lost = (yield* Ref.get(lostTabs)).has(profile.name)
         const first = lost || (launched.takenOver === true && tabs.length !== 1) ? undefined : tabs[0]
@@ -187,11 +193,6 @@ export class BrowserManager extends Effect.Service<BrowserManager>()("svc/Browse
             `took over the browser of profile "${profile.name}" (pid ${launched.pid}, port ${launched.cdpPort}, ` +
               `${tabs.length} tab(s)) that an earlier gateway left running`
           )
-        }
-        // Begun once this launch's own work is done, so that it does not hold up the answer to whoever started it.
-        if (launched.takenOver !== true) {
-          const known = { ...ep, webSocketUrl: launched.webSocketDebuggerUrl }
-          yield* Effect.forkIn(Effect.forEach([...startedListeners], (listener) => listener(profile.name, known), { discard: true }), scope)
         }
         return { launched, executable: executable.path, headless, scope, watcher } satisfies Running
       })

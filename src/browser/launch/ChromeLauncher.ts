@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { Deferred, Effect, type Scope } from "effect"
 import type { LastExit } from "../../domain/browser.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
-import { CdpDiscovery, CdpProbeFailed, type CdpVersion } from "../cdp/discovery.js"
+import { CdpDiscovery, CdpProbeFailed } from "../cdp/discovery.js"
 import { POLL_INTERVAL_MS, spawnBrowser } from "./browserProcess.js"
 import { CHOSEN_BY_BROWSER, isSameRun, ownerOnlyDir, readActivePort, removeActivePort, tightenActivePort } from "./activePort.js"
 import { portState } from "./portState.js"
@@ -46,8 +46,6 @@ export interface LaunchedBrowser {
   readonly cdpPort: number
   readonly cdpUrl: string
   readonly webSocketDebuggerUrl: string
-  /** As /json/version reports it, e.g. "Chrome/156.0.8078.79". */
-  readonly browserVersion: string
   readonly executable: string
   readonly userDataDir: string
   /** ISO time the process was spawned. */
@@ -223,20 +221,28 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         )
         if (opts.whileStarting !== undefined) yield* opts.whileStarting
 
-        // Chromium opens its DevTools port a few hundred ms after spawn: ask again until it answers. A port it
-        // chose is read from DevToolsActivePort, which it writes once listening.
-        const answer: Effect.Effect<{ readonly port: number; readonly version: CdpVersion }, CdpProbeFailed> = chosen
+        // Chromium opens its DevTools port a few hundred ms after spawn and says so on stderr, naming its
+        // websocket: that line is the answer (an HTTP probe then would wait for a browser busy opening its first
+        // tab: 40-60 ms at a cold start). Where no line comes (a wrapper that keeps stderr), ask until the port
+        // answers; a port the browser chose is read from DevToolsActivePort, which it writes once listening.
+        const said = Deferred.await(proc.listening).pipe(
+          Effect.map((url) => ({ port: Number(new URL(url).port), webSocketDebuggerUrl: url }))
+        )
+        const answer: Effect.Effect<{ readonly port: number; readonly webSocketDebuggerUrl: string }, CdpProbeFailed> = chosen
           ? Effect.flatMap(readActivePort(opts.userDataDir), (active) =>
             active === undefined
               ? Effect.fail(new CdpProbeFailed())
               : discovery.probe(active.port).pipe(
                 Effect.filterOrFail((v) => isSameRun(active, v.webSocketDebuggerUrl), () => new CdpProbeFailed()),
-                Effect.map((version) => ({ port: active.port, version }))
+                Effect.map((version) => ({ port: active.port, webSocketDebuggerUrl: version.webSocketDebuggerUrl }))
               ))
-          : Effect.map(discovery.probe(port), (version) => ({ port, version }))
-        const ready = answer.pipe(
-          Effect.tapError(() => Effect.sleep(POLL_INTERVAL_MS)),
-          Effect.eventually
+          : Effect.map(discovery.probe(port), (version) => ({ port, webSocketDebuggerUrl: version.webSocketDebuggerUrl }))
+        const ready = Effect.raceFirst(
+          said,
+          answer.pipe(
+            Effect.tapError(() => Effect.sleep(POLL_INTERVAL_MS)),
+            Effect.eventually
+          )
         )
         const died = Deferred.await(proc.exit).pipe(
           Effect.flatMap((e) =>
@@ -250,7 +256,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
             )
           )
         )
-        const { port: listening, version } = yield* Effect.raceFirst(ready, died).pipe(
+        const { port: listening, webSocketDebuggerUrl } = yield* Effect.raceFirst(ready, died).pipe(
           Effect.timeoutFail({
             duration: timeoutMs,
             onTimeout: () =>
@@ -271,8 +277,7 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
           pid,
           cdpPort: listening,
           cdpUrl: `http://127.0.0.1:${listening}`,
-          webSocketDebuggerUrl: version.webSocketDebuggerUrl,
-          browserVersion: version.browser ?? "",
+          webSocketDebuggerUrl,
           executable: opts.executable,
           userDataDir: opts.userDataDir,
           startedAt: proc.startedAt.toISOString(),

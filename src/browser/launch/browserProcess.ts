@@ -15,6 +15,13 @@ const TAIL_BYTES = 2_048
 // Lines every headless/containerised Chromium prints that say nothing about why it failed.
 const NOISE = [/ERROR:dbus\//, /: unexpected operator$/, /^\s*$/]
 
+/**
+ * The browser websocket a Chromium names on stderr once its DevTools listen ("DevTools listening on ws://...",
+ * a whole line: a chunk may end inside it). Undefined until that line has come.
+ */
+export const listeningLine = (stderr: string): string | undefined =>
+  /^DevTools listening on (wss?:\/\/\S+)\r?\n/m.exec(stderr)?.[1]
+
 /** The tail of a stderr buffer, noise removed, cut at a line start, at most `max` characters. */
 export const cleanTail = (raw: string, max = TAIL_BYTES): string => {
   const kept = raw
@@ -32,6 +39,8 @@ export interface BrowserProcess {
   readonly pid: number
   readonly startedAt: Date
   readonly exit: Deferred.Deferred<BrowserExit>
+  /** The browser websocket, once the browser says on stderr that its DevTools listen (a wrapper may not pass it on). */
+  readonly listening: Deferred.Deferred<string>
   readonly exited: () => boolean
   readonly tail: () => string
   /** Records the real browser pid when it differs from the spawned one (a wrapper that did not exec). */
@@ -57,7 +66,16 @@ export const spawnBrowser = (opts: LaunchOptions): BrowserProcess => {
     raw = (raw + s).slice(-16 * 1024)
   }
   child.stderr?.setEncoding("utf8")
-  child.stderr?.on("data", (c: string) => append(c))
+  const listening = Deferred.unsafeMake<string>(FiberId.none)
+  let heard = false
+  child.stderr?.on("data", (c: string) => {
+    append(c)
+    const url = heard ? undefined : listeningLine(raw)
+    if (url !== undefined) {
+      heard = true
+      Deferred.unsafeDone(listening, Exit.succeed(url))
+    }
+  })
   child.stderr?.on("error", () => undefined)
 
   const finish = (code: number | null, signal: string | null) => {
@@ -132,6 +150,7 @@ export const spawnBrowser = (opts: LaunchOptions): BrowserProcess => {
     pid,
     startedAt,
     exit,
+    listening,
     exited: () => exited,
     tail: () => cleanTail(raw),
     setBrowserPid: (p) => {

@@ -126,7 +126,6 @@ export const adoptBrowser = (
       cdpPort: port,
       cdpUrl: `http://127.0.0.1:${port}`,
       webSocketDebuggerUrl: version.webSocketDebuggerUrl,
-      browserVersion: version.browser ?? "",
       executable: opts.executable,
       userDataDir: opts.userDataDir,
       startedAt: new Date(t0).toISOString(),
