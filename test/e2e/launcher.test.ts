@@ -322,6 +322,24 @@ describe("ChromeLauncher (real Chromium)", () => {
     }).pipe(Effect.provide(Launcher))
   )
 
+  it.live("a port the browser chooses is answered once DevToolsActivePort names this run, and that file is owner-only", () =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 3; i++) {
+        const opts = options(0)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const b = yield* launch(opts)
+            const file = path.join(opts.userDataDir, "DevToolsActivePort")
+            const [port, browserPath] = fs.readFileSync(file, "utf8").split("\n")
+            expect(Number(port)).toBe(b.cdpPort)
+            expect(b.webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${b.cdpPort}${browserPath}`)
+            expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+          })
+        )
+      }
+    }).pipe(Effect.provide(Launcher))
+  )
+
   it.live("behind a wrapper that keeps the browser's stderr, the DevTools port is still found by asking it", () =>
     Effect.gen(function* () {
       const wrapper = script("quiet-wrapper", `exec ${CHROMIUM} "$@" 2>/dev/null`)

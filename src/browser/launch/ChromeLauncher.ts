@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Deferred, Effect, type Scope } from "effect"
+import { Deferred, Effect, Schedule, type Scope } from "effect"
 import type { LastExit } from "../../domain/browser.js"
 import { BrowserUnavailable } from "../../domain/errors.js"
 import { CdpDiscovery, CdpProbeFailed } from "../cdp/discovery.js"
@@ -67,6 +67,8 @@ export interface LaunchedBrowser {
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 20_000
+/** How often a chosen port's DevToolsActivePort is looked for once the browser said it listens (it comes within a few ms). */
+const FILE_POLL_MS = 3
 
 // ---------------------------------------------------------------------------------------------------------
 // Messages
@@ -225,8 +227,20 @@ export class ChromeLauncher extends Effect.Service<ChromeLauncher>()("svc/Chrome
         // websocket: that line is the answer (an HTTP probe then would wait for a browser busy opening its first
         // tab: 40-60 ms at a cold start). Where no line comes (a wrapper that keeps stderr), ask until the port
         // answers; a port the browser chose is read from DevToolsActivePort, which it writes once listening.
+        // That file comes a moment after the line (later still on a loaded machine): a chosen port is ready once
+        // it is there too, so that it is made owner-only below and the next gateway finds this browser by it.
         const said = Deferred.await(proc.listening).pipe(
-          Effect.map((url) => ({ port: Number(new URL(url).port), webSocketDebuggerUrl: url }))
+          Effect.map((url) => ({ port: Number(new URL(url).port), webSocketDebuggerUrl: url })),
+          Effect.tap(({ webSocketDebuggerUrl }) =>
+            chosen
+              ? readActivePort(opts.userDataDir).pipe(
+                Effect.repeat({
+                  until: (active) => active !== undefined && isSameRun(active, webSocketDebuggerUrl),
+                  schedule: Schedule.spaced(FILE_POLL_MS)
+                })
+              )
+              : Effect.void
+          )
         )
         const answer: Effect.Effect<{ readonly port: number; readonly webSocketDebuggerUrl: string }, CdpProbeFailed> = chosen
           ? Effect.flatMap(readActivePort(opts.userDataDir), (active) =>
