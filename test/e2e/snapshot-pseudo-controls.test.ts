@@ -25,6 +25,16 @@ const alike = `<!doctype html><html><head><title>Alike</title></head><body>
 <details id="d2"><summary>Details</summary><p>two</p></details>
 </body></html>`
 
+// Hidden summaries: one that looks like a shown one but for its state, one alone, and a run of look-alikes
+// in content-visibility sections (as on Node's API pages, where each section has a "History").
+const hidden = `<!doctype html><html><head><title>Hidden</title></head><body>
+<div style="display:none"><details open><summary>Shipping</summary><p>by sea</p></details></div>
+<details id="ship"><summary>Shipping</summary><p>by air</p></details>
+<div hidden><details><summary>Alone</summary><p>never shown</p></details></div>
+${Array.from({ length: 12 }, (_, i) =>
+  `<section style="content-visibility:auto;contain-intrinsic-size:auto 400px"><h2>Part ${i}</h2><p>Text ${i}</p><details><summary>History</summary><p>v${i}</p></details></section>`).join("\n")}
+</body></html>`
+
 const lineOf = (snapshot: string, pattern: RegExp) => snapshot.split("\n").find((l) => pattern.test(l))
 
 describe("plain contenteditables and details summaries are controls in every snapshot mode", () => {
@@ -34,7 +44,7 @@ describe("plain contenteditables and details summaries are controls in every sna
   const evaluate = async (fn: string) => JSON.parse(await svcOk("browser", "evaluate", "--json", "--fn", fn)).result
 
   beforeAll(async () => {
-    pages = await servePages({ "/editors": page, "/alike": alike })
+    pages = await servePages({ "/editors": page, "/alike": alike, "/hidden": hidden })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await svcOk("browser", "open", pages.url("/editors"))
   })
@@ -127,5 +137,19 @@ describe("plain contenteditables and details summaries are controls in every sna
     await svcOk("browser", "click", refOf(snap, /"Details".*\[nth=1\]/))
     expect(await evaluate("() => [a.textContent, b.textContent, d1.open, d2.open]"))
       .toEqual(["First editor", "second typed", false, true])
+  })
+
+  it("a hidden summary is never taken for a shown one; look-alikes in content-visibility sections all show", async () => {
+    await svcOk("browser", "navigate", pages.url("/hidden"))
+    for (const mode of MODES) {
+      const snap = await svcOk("browser", "snapshot", ...mode)
+      const where = `mode ${mode.join(" ") || "ai"}:\n${snap}`
+      const shipping = snap.split("\n").filter((l) => /"Shipping"/.test(l))
+      expect(shipping, where).toEqual([expect.stringMatching(/^\s*- button "Shipping" \[collapsed\] \[ref=[^\]]+\]/)])
+      expect(snap, where).not.toContain("Alone")
+      expect(snap.split("\n").filter((l) => /- button "History" \[collapsed\] \[ref=/.test(l)), where).toHaveLength(12)
+    }
+    await svcOk("browser", "click", refOf(await svcOk("browser", "snapshot"), /button "Shipping"/))
+    expect(await evaluate("() => document.getElementById('ship').open")).toBe(true)
   })
 })

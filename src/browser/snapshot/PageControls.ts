@@ -98,7 +98,7 @@ export const READ_CONTROLS = `(() => {
     if (fromContent.has(role) || el.localName === "summary") { const t = norm(el.textContent); if (t) return t }
     return norm(el.getAttribute("title"))
   }
-  const passwords = [], disclosures = [], editables = [], plainEditables = [], summaries = []
+  const passwords = [], disclosures = [], editables = [], plainEditables = [], summaries = [], found = []
   const shown = (el) => el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0
   ${ROOTS}
   for (const root of roots) {
@@ -109,7 +109,7 @@ export const READ_CONTROLS = `(() => {
     }
     for (const el of root.querySelectorAll("details > summary:first-of-type")) {
       if (!el.hasAttribute("role")) {
-        if (shown(el)) summaries.push({ name: nameOf(el, "summary"), text: norm(el.textContent), open: el.parentElement.open })
+        found.push({ el, s: { name: nameOf(el, "summary"), text: norm(el.textContent), open: el.parentElement.open } })
         continue
       }
       if (el.hasAttribute("aria-expanded")) continue
@@ -124,6 +124,17 @@ export const READ_CONTROLS = `(() => {
       }
     }
   }
+  // A hidden summary must not take the place of a shown one in the lines: they are matched by name, or by
+  // text, in document order. Asking whether one is shown lays out its part of the page, which can cost a lot
+  // (80 ms for a hundred "History" summaries in content-visibility sections), so it is asked only where the
+  // answer can change the lines: of a summary that another one, not the same in name, text and state, could
+  // be taken for. Look-alikes are interchangeable, and one that no line matches is left over.
+  const same = (a, b) => a.name === b.name && a.text === b.text && a.open === b.open
+  const prefix = (a, b) => a !== "" && b !== "" && (a === b || a.startsWith(b + " ") || b.startsWith(a + " "))
+  const kinds = []
+  for (const f of found) if (!kinds.some((k) => same(k, f.s))) kinds.push(f.s)
+  const alone = (s) => !kinds.some((k) => !same(k, s) && (k.name === s.name || prefix(k.text, s.text)))
+  for (const f of found) if (alone(f.s) || shown(f.el)) summaries.push(f.s)
   return { passwords, disclosures, editables, plainEditables, summaries }
 })()`
 
