@@ -25,12 +25,15 @@ const alike = `<!doctype html><html><head><title>Alike</title></head><body>
 <details id="d2"><summary>Details</summary><p>two</p></details>
 </body></html>`
 
-// Hidden summaries: one that looks like a shown one but for its state, one alone, and a run of look-alikes
+// Hidden summaries: one that looks like a shown one but for its state, one whose text starts a shown one's,
+// one alone, and a run of look-alikes
 // in content-visibility sections (as on Node's API pages, where each section has a "History").
 const hidden = `<!doctype html><html><head><title>Hidden</title></head><body>
 <div style="display:none"><details open><summary>Shipping</summary><p>by sea</p></details></div>
 <details id="ship"><summary>Shipping</summary><p>by air</p></details>
 <div hidden><details><summary>Alone</summary><p>never shown</p></details></div>
+<div hidden><details open><summary>Terms</summary><p>short</p></details></div>
+<details><summary>Terms of use</summary><p>read them</p></details>
 ${Array.from({ length: 12 }, (_, i) =>
   `<section style="content-visibility:auto;contain-intrinsic-size:auto 400px"><h2>Part ${i}</h2><p>Text ${i}</p><details><summary>History</summary><p>v${i}</p></details></section>`).join("\n")}
 </body></html>`
@@ -147,6 +150,8 @@ describe("plain contenteditables and details summaries are controls in every sna
       const shipping = snap.split("\n").filter((l) => /"Shipping"/.test(l))
       expect(shipping, where).toEqual([expect.stringMatching(/^\s*- button "Shipping" \[collapsed\] \[ref=[^\]]+\]/)])
       expect(snap, where).not.toContain("Alone")
+      expect(snap.split("\n").filter((l) => /"Terms/.test(l)), where)
+        .toEqual([expect.stringMatching(/^\s*- button "Terms of use" \[collapsed\] \[ref=[^\]]+\]/)])
       expect(snap.split("\n").filter((l) => /- button "History" \[collapsed\] \[ref=/.test(l)), where).toHaveLength(12)
     }
     await svcOk("browser", "click", refOf(await svcOk("browser", "snapshot"), /button "Shipping"/))

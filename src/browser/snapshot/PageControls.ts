@@ -129,11 +129,27 @@ export const READ_CONTROLS = `(() => {
   // (80 ms for a hundred "History" summaries in content-visibility sections), so it is asked only where the
   // answer can change the lines: of a summary that another one, not the same in name, text and state, could
   // be taken for. Look-alikes are interchangeable, and one that no line matches is left over.
-  const same = (a, b) => a.name === b.name && a.text === b.text && a.open === b.open
-  const prefix = (a, b) => a !== "" && b !== "" && (a === b || a.startsWith(b + " ") || b.startsWith(a + " "))
-  const kinds = []
-  for (const f of found) if (!kinds.some((k) => same(k, f.s))) kinds.push(f.s)
-  const alone = (s) => !kinds.some((k) => !same(k, s) && (k.name === s.name || prefix(k.text, s.text)))
+  // (Counted, not compared pairwise: a page may have thousands of summaries.)
+  const kinds = new Map()
+  for (const f of found) kinds.set(f.s.name + "\u0001" + f.s.text + "\u0001" + f.s.open, f.s)
+  const count = (m, k) => m.set(k, (m.get(k) || 0) + 1)
+  // A text's shorter starts that end at a word ("a b c": "a", "a b"), within its first LONG characters: a
+  // summary with a longer text is always asked.
+  const LONG = 200
+  const starts = (t) => {
+    const out = []
+    for (let i = t.indexOf(" "); i > 0 && i <= LONG; i = t.indexOf(" ", i + 1)) out.push(t.slice(0, i))
+    return out
+  }
+  const names = new Map(), texts = new Map(), heads = new Map()
+  for (const k of kinds.values()) {
+    count(names, k.name)
+    if (k.text === "") continue
+    count(texts, k.text)
+    for (const h of starts(k.text)) count(heads, h)
+  }
+  const alone = (s) => names.get(s.name) === 1 &&
+    (s.text === "" || (s.text.length <= LONG && texts.get(s.text) === 1 && !heads.has(s.text) && !starts(s.text).some((h) => texts.has(h))))
   for (const f of found) if (alone(f.s) || shown(f.el)) summaries.push(f.s)
   return { passwords, disclosures, editables, plainEditables, summaries }
 })()`
