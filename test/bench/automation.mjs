@@ -11,7 +11,8 @@
 //    vs a direct page.ariaSnapshot() of the same page, interleaved: on the small page (no look-alikes) and
 //    on a page of rows with look-alike buttons (the identity pass takes an AI snapshot as well);
 //  - snapshot --diff on the large page after one counter click vs the full snapshot: chars and ms;
-//  - the default (capped) AI snapshot of a page ten times the cap vs the library's whole read of it.
+//  - the default (capped) AI snapshot of a page ten times the cap vs the library's whole read of it;
+//  - the first AI snapshot of a page of 600 closed <details> vs the library's own first read of it.
 
 import { spawn } from "node:child_process"
 import * as http from "node:http"
@@ -43,6 +44,15 @@ const page = (n) => {
 }
 
 /** Rows of look-alikes: every row has an "Edit" and a "Remove" button and an unnamed checkbox. */
+/** A page of questions, each answer in a closed <details> (FAQ and documentation pages are built this way). */
+const detailsPage = (n) => {
+  const items = []
+  for (let i = 0; i < n; i++) {
+    items.push(`<section><h2>Question ${i}</h2><details><summary>Answer</summary><p>Answer ${i}, with <a href="#q${i}">a link</a>.</p></details></section>`)
+  }
+  return `<!doctype html><title>Questions</title><h1>Questions</h1>${items.join("")}`
+}
+
 const rowsPage = (n) => {
   const rows = []
   for (let i = 0; i < n; i++) {
@@ -52,7 +62,7 @@ const rowsPage = (n) => {
 }
 
 export const servePages = async () => {
-  const pages = { "/small": page(130), "/large": page(1300), "/huge": page(12000), "/rows": rowsPage(40) }
+  const pages = { "/small": page(130), "/large": page(1300), "/huge": page(12000), "/rows": rowsPage(40), "/details": detailsPage(600) }
   const server = http.createServer((req, res) => {
     const body = pages[req.url]
     res.writeHead(body ? 200 : 404, { "content-type": "text/html" }).end(body ?? "")
@@ -295,6 +305,33 @@ export async function measureAutomation({ svc, env, svcJson, controlPort, token,
             runs: firsts.length
           }
         }
+        // The first snapshot of a page of 600 closed <details>, beside the library's own first read of it in
+        // its own tab: both documents new each time.
+        const closedDetails = async () => {
+          const svcMs = []
+          const directMs = []
+          for (let i = 0; i < runs + 1; i++) {
+            await post(controlPort, token, "/navigate?profile=svc", { url: pages.url("/details"), targetId: tab.targetId })
+            let t0 = performance.now()
+            await get(controlPort, token, `/snapshot?profile=svc&format=ai&targetId=${tab.targetId}`)
+            const svcFirst = performance.now() - t0
+            await direct.goto(pages.url("/details"))
+            t0 = performance.now()
+            await direct.ariaSnapshot({ mode: "ai" })
+            const directFirst = performance.now() - t0
+            if (i === 0) continue
+            svcMs.push(svcFirst)
+            directMs.push(directFirst)
+          }
+          await direct.goto(pages.url("/small"))
+          return {
+            svcMs: round(median(svcMs)),
+            directMs: round(median(directMs)),
+            ratio: Math.round((median(svcMs) / median(directMs)) * 100) / 100,
+            runs: svcMs.length
+          }
+        }
+        results.closedDetails = await closedDetails()
         results.firstSnapshot = await firstSnapshots(0)
         results.firstSnapshotAfterPause = await firstSnapshots(500)
         await post(controlPort, token, "/navigate?profile=svc", { url: pages.url("/small"), targetId: tab.targetId })

@@ -230,6 +230,8 @@ if (a !== undefined) {
   }
   const o = a.open
   if (o !== undefined) console.log(`open a tab on a running browser (POST /tabs/open, median of 10): ${o.gatewayMs} ms; the library's newPage + goto to the commit ${o.directMs} ms; +${o.plusMs} ms, ratio ${o.ratio}x (target: within 20 ms)`)
+  const cd = a.closedDetails
+  if (cd !== undefined) console.log(`first AI snapshot of a page of 600 closed <details> (median of ${cd.runs}): svc ${cd.svcMs} ms; the library's own first page.ariaSnapshot() ${cd.directMs} ms; ratio ${cd.ratio}x`)
   const f = a.firstSnapshot
   if (f !== undefined) console.log(`first AI snapshot asked at once after a navigation (median of ${f.runs}; navigate ${f.navigateMs} ms): ${f.firstMs} ms; the next one ${f.nextMs} ms; ratio ${f.ratio}x`)
   const p = a.firstSnapshotAfterPause
