@@ -62,6 +62,20 @@ const MIXED = `<!doctype html><title>Mixed</title><script>customElements.define(
   ).join("")
 }`
 
+/**
+ * Fields named by labels, in the document and in a shadow tree, and a shadow tree with no label at all (the
+ * arming pass answers `labels` at once where an element's tree has no <label>: walkEnd.ts).
+ */
+const LABELS = `<!doctype html><title>Labels</title><script>
+customElements.define("x-field", class extends HTMLElement {
+  constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = '<label for="n">Shadow name</label><input id="n"><button>Shadow go</button>' }
+})
+customElements.define("x-bare", class extends HTMLElement {
+  constructor() { super(); this.attachShadow({ mode: "open" }).innerHTML = '<input title="Bare field"><button>Bare go</button>' }
+})</script>
+<label for="email">Email</label><input id="email"><label>Phone <input id="phone"></label>
+<x-field></x-field><x-bare></x-bare><button>Go</button><select aria-label="Plan"><option>Free</option></select>`
+
 /** How many buttons the library has read in the tab, once it has read any (a read after the answer; 15 s at most). */
 const buttonsReadOnce = async (world: TabSession): Promise<number> => {
   let read = 0
@@ -96,7 +110,7 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
   const snapshot = (targetId: string, query = "") => take(targetId, `&format=ai${query}`)
 
   beforeAll(async () => {
-    pages = await servePages({ "/long": LONG, "/rows": ROWS, "/table": TABLE, "/mixed": MIXED })
+    pages = await servePages({ "/long": LONG, "/rows": ROWS, "/table": TABLE, "/mixed": MIXED, "/labels": LABELS })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc" } } })
     const started = await gw.svc("browser", "start", "--json")
     expect(started.code, started.stderr).toBe(0)
@@ -241,6 +255,16 @@ describe("an AI snapshot of a large page reads only what its cap can show", () =
       expect(lines.filter((line) => !all.has(line))).toEqual([])
     }
   }, 60_000)
+
+  it("fields keep the names their labels give, in the document and in shadow trees, read after read", async () => {
+    const targetId = await open(pages.url("/labels"))
+    for (let read = 0; read < 2; read++) {
+      const text = (await snapshot(targetId)).snapshot
+      for (const line of ['textbox "Email"', 'textbox "Phone"', 'textbox "Shadow name"', 'button "Shadow go"', 'textbox "Bare field"', 'button "Bare go"', 'button "Go"', 'combobox "Plan"']) {
+        expect(text, text).toContain(`- ${line}`)
+      }
+    }
+  })
 
   it("never ends a read inside an element named by its content", async () => {
     const targetId = await open(pages.url("/table"))
