@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core"
 import type { MainWorld } from "../act/refGuards.js"
 import { INTERACTIVE_ROLES } from "./RenderedSnapshot.js"
+import { quickLabels } from "./quickLabels.js"
 import { armWalkBound, BOUND_KEY, type BoundAnswer, type BoundArgs, releaseWalkBound } from "./walkEnd.js"
 
 // A snapshot reads only as much of a large page as its character cap can show.
@@ -46,6 +47,8 @@ const CONTROLS_ROOM = 1.2
 const CONTROL_ROLES = [...INTERACTIVE_ROLES]
 
 const ARM_SOURCE = armWalkBound.toString()
+/** Sent with each arming, ahead of it: the walk that follows asks labels quickly (quickLabels.ts). */
+const QUICK_LABELS = `(${quickLabels.toString()})(${JSON.stringify(BOUND_KEY)});`
 const RELEASE_SOURCE = releaseWalkBound.toString()
 let armings = 0
 const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd" | "id">) => {
@@ -58,7 +61,7 @@ const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | 
     controlRoles: CONTROL_ROLES,
     ...o
   }
-  return `(${ARM_SOURCE})(${JSON.stringify(arg)})`
+  return `${QUICK_LABELS}(${ARM_SOURCE})(${JSON.stringify(arg)})`
 }
 const releaseExpression = (id: number, chars: number) => `(${RELEASE_SOURCE})(${JSON.stringify(BOUND_KEY)}, ${id}, ${chars})`
 

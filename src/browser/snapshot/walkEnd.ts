@@ -83,31 +83,6 @@ export const armWalkBound = (arg: BoundArgs): BoundAnswer => {
   if (root === null) return { bounded: false }
   const keep = (name: string, value: unknown) =>
     Object.defineProperty(g, name, { value, configurable: true, enumerable: false, writable: true })
-  // A labelable element's `labels` looks through its whole document (or shadow tree) for <label> elements,
-  // the first time each element is asked: the walk asks it of every button and field it names, so a page of
-  // 3,000 buttons cost it about a second. Where the element's tree has no <label> at all, there is nothing
-  // to find: in this world (the page's own scripts have prototypes of their own), it answers that at once.
-  if (g[`${arg.key}:labels`] === undefined) {
-    keep(`${arg.key}:labels`, true)
-    interface Labelable {
-      getRootNode(): { readonly nodeType: number; getElementsByTagName?(name: string): { readonly length: number }; querySelector?(selector: string): unknown }
-    }
-    const none: ReadonlyArray<never> = Object.freeze([])
-    for (const name of ["HTMLInputElement", "HTMLButtonElement", "HTMLSelectElement", "HTMLTextAreaElement", "HTMLOutputElement", "HTMLMeterElement", "HTMLProgressElement"]) {
-      const proto = (g[name] as { readonly prototype?: object } | undefined)?.prototype
-      const own = proto !== undefined ? Object.getOwnPropertyDescriptor(proto, "labels") : undefined
-      if (proto === undefined || own?.get === undefined) continue
-      const get = own.get
-      Object.defineProperty(proto, "labels", {
-        ...own,
-        get(this: Labelable) {
-          const root = this.getRootNode()
-          const any = root.nodeType === 9 ? (root.getElementsByTagName?.("label").length ?? 1) > 0 : root.querySelector?.("label") !== null
-          return any ? get.call(this) : none
-        }
-      })
-    }
-  }
   const SKIP = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD)$/
   const CONTROL = /^(BUTTON|SELECT|TEXTAREA|SUMMARY)$/
   const controlRoles = new Set(arg.controlRoles)
