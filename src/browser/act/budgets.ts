@@ -94,6 +94,19 @@ const makeSteps = (action: ActionName, self: ActionTarget | undefined, timeoutMs
   const attempt = <A>(run: (timeout: number) => Promise<A>, timeout: number) =>
     Effect.mapError(call(() => run(timeout)), (e) => classifyPlaywrightError(e.cause))
 
+  /**
+   * Whether the target's locator matches anything now. An attempt whose locator never resolved may have found
+   * nothing, or never run in a page too busy to answer in time: asked once more (within the rest of the
+   * budget), the library says which. One that matches is waited for like any other state.
+   */
+  const stillThere = (target: ActionTarget | undefined, left: number) =>
+    target === undefined
+      ? Effect.succeed(false)
+      : call(() => bounded(target.locator.count(), left, "locator.count")).pipe(
+        Effect.map((n) => typeof n === "number" && n > 0),
+        Effect.orElseSucceed(() => false)
+      )
+
   const once = <A>(run: (timeout: number) => Promise<A>, options?: StepOptions) =>
     Effect.flatMap(remaining, (ms) => attempt(run, ms)).pipe(Effect.catchAll((f) => fail(f, options)))
 
@@ -111,7 +124,10 @@ const makeSteps = (action: ActionName, self: ActionTarget | undefined, timeoutMs
         const f = tried.left
         if (landed !== undefined && f.timedOut && f.landed) return landed.value
         const left = yield* remaining
-        if (!worthWaiting(f) || left <= 1) return yield* fail(f, options)
+        if (left <= 1) return yield* fail(f, options)
+        if (!worthWaiting(f) && !(f.kind === "notFound" && (yield* stillThere(options?.target ?? self, left)))) {
+          return yield* fail(f, options)
+        }
         if (options?.keepWaiting !== undefined && !(yield* options.keepWaiting(f))) return yield* fail(f, options)
         slice *= 2
         // The last attempt takes the whole rest, never a sliver of it.

@@ -464,10 +464,30 @@ describe("the retry policy", () => {
 
   it.effect("an element gone from the page is reported after the short attempt, without a second one", () =>
     Effect.gen(function*() {
-      const { calls, target } = fakeTarget({ click: [reject(MISSING), resolve()] })
+      const { calls, target } = fakeTarget({ click: [reject(MISSING), resolve()], count: [resolve(0)] })
       const e = yield* Effect.flip(withActions((a) => a.click(page, target)))
       expect(e._tag).toBe("NotFound")
-      expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }])
+      // The library is asked whether it matches anything now: it does not.
+      expect(calls).toEqual([{ method: "click", timeout: PROBE_MS }, { method: "count", timeout: undefined }])
+    }))
+
+  it.effect("a locator that never resolved in a page too busy to answer is waited for when it matches after all", () =>
+    Effect.gen(function*() {
+      const slow = fakeTarget({ click: [reject(MISSING), resolve()], count: [resolve(1)] })
+      yield* withActions((a) => a.click(page, slow.target))
+      expect(slow.calls).toEqual([
+        { method: "click", timeout: PROBE_MS },
+        { method: "count", timeout: undefined },
+        { method: "click", timeout: 2 * PROBE_MS }
+      ])
+      // Two elements: the next attempt meets the library's strict mode, and says so.
+      const two = fakeTarget({ click: [reject(MISSING), reject(STRICT)], count: [resolve(2)] })
+      const e = yield* Effect.flip(withActions((a) => a.click(page, two.target)))
+      expect(e._tag).toBe("Conflict")
+      expect(e.message).toContain("matched 2 elements")
+      // The count failing (the tab closed, the page gone) is no sign of the element.
+      const broken = fakeTarget({ click: [reject(MISSING), resolve()], count: [reject(new Error("Target closed"))] })
+      expect((yield* Effect.flip(withActions((a) => a.click(page, broken.target))))._tag).toBe("NotFound")
     }))
 
   it.effect("an element still animating gets another, longer attempt", () =>
@@ -479,10 +499,10 @@ describe("the retry policy", () => {
 
   it.effect("an element taken away while the action waits for it is reported when the attempt under way ends", () =>
     Effect.gen(function*() {
-      const { calls, target } = fakeTarget({ click: [reject(COVERED), reject(MISSING), resolve()] })
+      const { calls, target } = fakeTarget({ click: [reject(COVERED), reject(MISSING), resolve()], count: [resolve(0)] })
       const e = yield* Effect.flip(withActions((a) => a.click(page, target, { timeoutMs: 30_000 })))
       expect(e._tag).toBe("NotFound")
-      expect(calls.map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS])
+      expect(calls.filter((c) => c.method === "click").map((c) => c.timeout)).toEqual([PROBE_MS, 2 * PROBE_MS])
     }))
 
   it.effect("a click whose events went out before the short attempt ended is not repeated", () =>
