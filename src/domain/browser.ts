@@ -507,6 +507,8 @@ export const ActResult = Schema.Struct({
   downloads: Schema.optional(Schema.Array(ActionDownload)),
   fileChooser: Schema.optional(ActionFileChooser),
   navigation: Schema.optional(ActionNavigation),
+  /** close: the tabs left open in the profile, as `tabs` lists them (a closed current tab leaves none current). */
+  tabs: Schema.optional(Schema.Array(Tab)),
   /** With `snapshot: true` (or `diff: true`): the tab's snapshot after the action. */
   snapshot: Schema.optional(SnapshotResult),
   /** Why that snapshot is missing (the action itself was done). */

@@ -509,6 +509,6 @@ export const close = defineTool({
   destructive: true,
   run: (_, env) =>
     env.client.act.act({ urlParams: env.query, payload: { kind: "close" } as never }).pipe(
-      Effect.flatMap((r) => Effect.map(refocusAfterClose(env), (then) => `Closed the tab (${r.url}).${then}`))
+      Effect.flatMap((r) => Effect.map(refocusAfterClose(env, r.tabs), (then) => `Closed the tab (${r.url}).${then}`))
     )
 })

@@ -23,11 +23,12 @@ const byIndex = (env: ToolEnv, index: number | undefined) =>
 
 /**
  * After a tab closed: when the profile has no current tab left but other tabs, the one opened last becomes
- * current (as a browser shows the next tab), so that the next tool call has a tab to work in.
+ * current (as a browser shows the next tab), so that the next tool call has a tab to work in. `left`: the
+ * tabs left, when the close answered them (else they are listed).
  */
-export const refocusAfterClose = (env: ToolEnv) =>
-  env.client.tabs.list({ urlParams: env.query }).pipe(
-    Effect.flatMap(({ tabs }) => {
+export const refocusAfterClose = (env: ToolEnv, left?: ReadonlyArray<Tab>) =>
+  (left !== undefined ? Effect.succeed(left) : Effect.map(env.client.tabs.list({ urlParams: env.query }), (l) => l.tabs)).pipe(
+    Effect.flatMap((tabs) => {
       if (tabs.some((t) => t.current)) return Effect.succeed("")
       const last = tabs.at(-1)
       if (last === undefined) return Effect.succeed(" No tabs are left: browser_navigate opens one.")

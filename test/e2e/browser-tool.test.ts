@@ -109,6 +109,16 @@ describe("the browser tool", () => {
     expect(png.readUInt32BE(16)).toBeGreaterThan(100)
   }, 60_000)
 
+  it("close without a targetId closes the current tab and names the tabs left to go on with", async () => {
+    const first = /opened tab (\S+)/.exec(text(await call({ action: "open", url: pages.url("/tool") })))![1]!
+    const second = /opened tab (\S+)/.exec(text(await call({ action: "open", url: pages.url("/tool") })))![1]!
+    const closed = text(await call({ action: "close" }))
+    expect(closed).toMatch(new RegExp(`^closed tab ${second}; no tab is current: pass a targetId or focus one of the tabs left:`))
+    expect(closed).toContain(`${first} ${pages.url("/tool")}`)
+    expect(closed).not.toContain(`${second} `)
+    expect((await call({ action: "focus", targetId: first })).isError).toBe(false)
+  }, 60_000)
+
   it("a batch runs in order and stops at the first failure, saying what was not done", async () => {
     expect((await call({ action: "navigate", url: pages.url("/tool") })).isError).toBe(false)
     const snap = text(await call({ action: "snapshot", format: "role", interactive: true }))

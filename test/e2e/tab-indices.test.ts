@@ -81,4 +81,32 @@ describe("tab indices", () => {
     expect(stale.stderr).toContain("0, 1, 3, 4, 5")
     expect((await list()).find((t) => t.current)?.targetId).toBe(e.targetId)
   })
+
+  it("an act close answers the tabs left; closing another tab leaves the current one current", async () => {
+    const act = async (body: Record<string, unknown>) => {
+      const r = await fetch(`http://127.0.0.1:${gw.controlPort}/act`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${gw.token()}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      expect(r.status, await r.clone().text()).toBe(200)
+      return (await r.json()) as { targetId: string; tabs?: Array<ListedTab> }
+    }
+    const x = await openTab(pages.url("/a"))
+    const y = await openTab(pages.url("/b"))
+    // y is current; closing x by its targetId answers the tabs left, y still current among them.
+    const closedX = await act({ kind: "close", targetId: x.targetId })
+    expect(closedX.targetId).toBe(x.targetId)
+    const left = await list()
+    expect(closedX.tabs?.map((t) => t.targetId)).toEqual(left.map((t) => t.targetId))
+    expect(left.map((t) => t.targetId)).not.toContain(x.targetId)
+    expect(closedX.tabs?.find((t) => t.current)?.targetId).toBe(y.targetId)
+    expect(left.find((t) => t.current)?.targetId).toBe(y.targetId)
+    // Closing the current tab leaves none current, and says which are left.
+    const closedY = await act({ kind: "close" })
+    expect(closedY.targetId).toBe(y.targetId)
+    expect(closedY.tabs?.map((t) => t.targetId)).toEqual((await list()).map((t) => t.targetId))
+    expect(closedY.tabs?.some((t) => t.current)).toBe(false)
+    expect(closedY.tabs?.map((t) => t.targetId)).not.toContain(y.targetId)
+  })
 })

@@ -2,7 +2,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
 import { hintsFor } from "../../client/hints.js"
 import { describeIssues } from "../../client/issues.js"
-import { ActRequest } from "../../domain/browser.js"
+import { ActRequest, type Tab } from "../../domain/browser.js"
 import { type BrowserToolActRequest, BrowserToolFillField, BrowserToolParams } from "../../domain/browserTool.js"
 import { type ConnectedNode, type Route, routeBrowserCall } from "./targetRouting.js"
 import { loadedStateLine, savedStateLine } from "../../client/storageState.js"
@@ -74,6 +74,14 @@ const toActRequest = (r: BrowserToolActRequest, targetId: string | undefined, af
 }
 
 /** How long the list of connected node hosts is trusted for auto-routing. */
+/** After a close: the tabs left, so the model can pick the next without listing them (none is current now). */
+const leftAfterClose = (tabs: ReadonlyArray<Tab> | undefined): string =>
+  tabs === undefined
+    ? ""
+    : tabs.length === 0
+    ? "; no tabs are left (action open starts one)"
+    : `; no tab is current: pass a targetId or focus one of the tabs left:\n${tabs.map((t) => `${t.targetId} ${t.url}`).join("\n")}`
+
 const NODES_FRESH_MS = 1_000
 
 /**
@@ -168,7 +176,7 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
         case "close":
           return p.targetId !== undefined
             ? Effect.map(client.tabs.close({ urlParams: q, path: { targetId: p.targetId } }), (r) => textResult(jsonText(r)))
-            : Effect.map(client.act.act({ urlParams: q, payload: { kind: "close" } }), (r) => textResult(`closed tab ${r.targetId}`))
+            : Effect.map(client.act.act({ urlParams: q, payload: { kind: "close" } }), (r) => textResult(`closed tab ${r.targetId}${leftAfterClose(r.tabs)}`))
         case "snapshot":
           return Effect.map(
             client.inspect.snapshot({

@@ -454,8 +454,17 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
               break
             case "close":
               yield* actions.close(page, timeout)
-              yield* browsers.setCurrentTab(tab.profile, undefined)
-              return { kind: request.kind, targetId: target.targetId, url: target.url } satisfies ActResult
+              if (Option.contains(yield* browsers.currentTab(tab.profile), target.targetId)) {
+                yield* browsers.setCurrentTab(tab.profile, undefined)
+              }
+              // The tabs left, for the caller to pick the next one without asking again.
+              const left = yield* Effect.option(tabs.list(tab.profile))
+              return {
+                kind: request.kind,
+                targetId: target.targetId,
+                url: target.url,
+                ...(Option.isSome(left) ? { tabs: left.value.tabs.filter((t) => t.targetId !== target.targetId) } : {})
+              } satisfies ActResult
           }
           return undefined
         })
