@@ -2,6 +2,7 @@ import type { Page } from "playwright-core"
 import type { MainWorld } from "../act/refGuards.js"
 import { INTERACTIVE_ROLES } from "./RenderedSnapshot.js"
 import { quickLabels } from "./quickLabels.js"
+import { quickPseudo } from "./quickPseudo.js"
 import { armWalkBound, BOUND_KEY, type BoundAnswer, type BoundArgs, releaseWalkBound } from "./walkEnd.js"
 
 // A snapshot reads only as much of a large page as its character cap can show.
@@ -47,8 +48,11 @@ const CONTROLS_ROOM = 1.2
 const CONTROL_ROLES = [...INTERACTIVE_ROLES]
 
 const ARM_SOURCE = armWalkBound.toString()
-/** Sent with each arming, ahead of it: the walk that follows asks labels quickly (quickLabels.ts). */
-const QUICK_LABELS = `(${quickLabels.toString()})(${JSON.stringify(BOUND_KEY)});`
+/**
+ * Sent with each arming, ahead of it: the walk that follows asks labels (quickLabels.ts) and the `::before` and
+ * `::after` content of elements no rule gives one (quickPseudo.ts) without asking the browser.
+ */
+const QUICK = `(${quickLabels.toString()})(${JSON.stringify(BOUND_KEY)});(${quickPseudo.toString()})(${JSON.stringify(BOUND_KEY)});`
 const RELEASE_SOURCE = releaseWalkBound.toString()
 let armings = 0
 const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd" | "id">) => {
@@ -61,7 +65,7 @@ const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | 
     controlRoles: CONTROL_ROLES,
     ...o
   }
-  return `${QUICK_LABELS}(${ARM_SOURCE})(${JSON.stringify(arg)})`
+  return `${QUICK}(${ARM_SOURCE})(${JSON.stringify(arg)})`
 }
 const releaseExpression = (id: number, chars: number) => `(${RELEASE_SOURCE})(${JSON.stringify(BOUND_KEY)}, ${id}, ${chars})`
 
