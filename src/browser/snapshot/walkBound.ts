@@ -50,9 +50,11 @@ const CONTROL_ROLES = [...INTERACTIVE_ROLES]
 const ARM_SOURCE = armWalkBound.toString()
 /**
  * Sent with each arming, ahead of it: the walk that follows asks labels (quickLabels.ts) and the `::before` and
- * `::after` content of elements no rule gives one (quickPseudo.ts) without asking the browser.
+ * `::after` content of elements no rule gives one (quickPseudo.ts) without asking the browser. Each is only
+ * quicker: one that fails (a world that will not have its getter replaced) leaves the arming and the walk as
+ * they were.
  */
-const QUICK = `(${quickLabels.toString()})(${JSON.stringify(BOUND_KEY)});(${quickPseudo.toString()})(${JSON.stringify(BOUND_KEY)});`
+const QUICK = [quickLabels, quickPseudo].map((f) => `try { (${f.toString()})(${JSON.stringify(BOUND_KEY)}) } catch {}`).join("\n") + "\n"
 const RELEASE_SOURCE = releaseWalkBound.toString()
 let armings = 0
 const armExpression = (o: Pick<BoundArgs, "limit" | "firstRoom" | "knownRoom" | "controls" | "sameEnd" | "id">) => {
