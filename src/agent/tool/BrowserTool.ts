@@ -73,7 +73,6 @@ const toActRequest = (r: BrowserToolActRequest, targetId: string | undefined, af
   })
 }
 
-/** How long the list of connected node hosts is trusted for auto-routing. */
 /** After a close: the tabs left, so the model can pick the next without listing them (none is current now). */
 const leftAfterClose = (tabs: ReadonlyArray<Tab> | undefined): string =>
   tabs === undefined
@@ -82,6 +81,7 @@ const leftAfterClose = (tabs: ReadonlyArray<Tab> | undefined): string =>
     ? "; no tabs are left (action open starts one)"
     : `; no tab is current: pass a targetId or focus one of the tabs left:\n${tabs.map((t) => `${t.targetId} ${t.url}`).join("\n")}`
 
+/** How long the list of connected node hosts is trusted for auto-routing. */
 const NODES_FRESH_MS = 1_000
 
 /**
