@@ -153,12 +153,16 @@ describe("the extension relay (relay profile)", () => {
     // the shared tab from storage and reconnects to the relay. Should the browser not wake it for those
     // (seen once in a whole-suite run, with the other test files beside it: nothing for 15 s), the
     // extension's own alarm does, every 30 s: a user's stopped worker comes back by either, so the test waits
-    // for either.
-    await waitUntil(() => extensionConnects() > connects, 40_000)
+    // for either. In a whole-suite run beside a CPU hog neither had come within 40 s once: two periods of
+    // the alarm are waited for, and a failure says what the gateway heard of the extension meanwhile.
+    await waitUntil(() => extensionConnects() > connects, 70_000).catch((e) => {
+      const heard = gw.output().split("\n").filter((l) => /relay|extension/i.test(l)).slice(-12)
+      throw new Error(`${e}; the gateway's last lines about the extension:\n${heard.join("\n")}`)
+    })
     expect(await badge(tab)).toBe("ON")
     await waitUntil(async () => (await sharedTabs()).includes(tab), 10_000)
     await clickCounts()
-  })
+  }, 100_000)
 
   it("is reached by playwright-core's connectOverCDP and by a page websocket, with the gateway token", async () => {
     const pw = await chromium.connectOverCDP(`http://127.0.0.1:${relayPort()}`, {
