@@ -284,7 +284,7 @@ describe("Cdp against real Chromium", () => {
           cdp.ariaSnapshot(ep, unknown, {}),
           cdp.screenshot(ep, unknown, {}),
           cdp.activateTab(ep, unknown),
-          cdp.closeTab(ep, unknown)
+          Effect.asVoid(cdp.closeTab(ep, unknown))
         ]
       ) {
         const err = yield* Effect.flip(attempt)

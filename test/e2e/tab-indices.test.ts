@@ -109,4 +109,28 @@ describe("tab indices", () => {
     expect(closedY.tabs?.some((t) => t.current)).toBe(false)
     expect(closedY.tabs?.map((t) => t.targetId)).not.toContain(y.targetId)
   })
+
+  it("a tab closed as soon as it opened is gone, every time (the browser drops a close now and then: it is asked again)", async () => {
+    // Before the close was asked again, one or two in a hundred of these stayed open (an act close then timed out).
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`http://127.0.0.1:${gw.controlPort}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${gw.token()}`, "Content-Type": "application/json" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+      })
+      const text = await r.text()
+      expect(r.status, `${method} ${path}: ${text}`).toBe(200)
+      return JSON.parse(text) as { targetId: string; tabs?: Array<ListedTab> }
+    }
+    for (let i = 0; i < 80; i++) {
+      const { targetId } = await call("POST", "/tabs/open", { url: pages.url("/a") })
+      if (i % 2 === 0) {
+        const closed = await call("POST", "/act", { kind: "close" })
+        expect(closed.tabs?.map((t) => t.targetId)).not.toContain(targetId)
+      } else {
+        await call("DELETE", `/tabs/${targetId}`)
+      }
+      expect((await call("GET", "/tabs")).tabs?.map((t) => t.targetId)).not.toContain(targetId)
+    }
+  }, 120_000)
 })

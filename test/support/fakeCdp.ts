@@ -23,6 +23,9 @@ export interface FakeTarget {
   localFrames?: Record<string, Array<AxNode>>
   /** Page.getLayoutMetrics cssContentSize; the viewport is 800x600. */
   contentSize?: { width: number; height: number }
+  /** How many Target.closeTarget calls this page answers with success and ignores, as Chromium now and then
+   * does (Infinity: it never closes). */
+  closesDropped?: number
 }
 
 export interface FakeCdpBehaviour {
@@ -305,7 +308,9 @@ export const startFakeCdp = async (options: FakeCdpOptions = {}): Promise<FakeCd
       case "Target.closeTarget": {
         const i = targets.findIndex((t) => t.targetId === params.targetId)
         if (i < 0) return reply(noTarget)
-        targets.splice(i, 1)
+        const t = targets[i]!
+        if ((t.closesDropped ?? 0) > 0) t.closesDropped = t.closesDropped! - 1
+        else targets.splice(i, 1)
         return reply({ result: { success: true } })
       }
       case "Target.attachToTarget": {

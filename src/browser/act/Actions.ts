@@ -506,10 +506,6 @@ const makeActions = () => {
         }))
     })
 
-  const close = (page: Page, options: TimeoutOption = {}) =>
-    run({ action: "close", timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
-      steps.once((timeout) => bounded(page.close(), timeout, "page.close")))
-
   const highlight = (_page: Page, target: ActionTarget, options: TimeoutOption & { readonly durationMs?: number | undefined } = {}) =>
     run({ action: "highlight", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
       Effect.gen(function*() {
@@ -558,7 +554,6 @@ const makeActions = () => {
     fill,
     wait,
     evaluate,
-    close,
     highlight,
     elementScreenshot,
     pdf,

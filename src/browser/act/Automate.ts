@@ -452,19 +452,19 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
                 timeout
               )
               break
-            case "close":
-              yield* actions.close(page, timeout)
-              if (Option.contains(yield* browsers.currentTab(tab.profile), target.targetId)) {
-                yield* browsers.setCurrentTab(tab.profile, undefined)
-              }
-              // The tabs left, for the caller to pick the next one without asking again.
-              const left = yield* Effect.option(tabs.list(tab.profile))
+            case "close": {
+              // Closed over CDP as `svc browser close` closes a tab, not by the library's page.close: that sends the
+              // close once, and from then on holds the page's routed requests, so a close the browser dropped
+              // (cdp/tabs.ts closeTab asks again) left a working tab whose routed requests hung. The tabs left
+              // come back with it, for the caller to pick the next one without asking again.
+              const left = yield* tabs.closeLeaving(tab.profile, target.targetId, { known: true, withinMs: request.timeoutMs })
               return {
                 kind: request.kind,
                 targetId: target.targetId,
                 url: target.url,
-                ...(Option.isSome(left) ? { tabs: left.value.tabs.filter((t) => t.targetId !== target.targetId) } : {})
+                ...(left !== undefined ? { tabs: left.tabs } : {})
               } satisfies ActResult
+            }
           }
           return undefined
         })

@@ -48,8 +48,8 @@ const makeWith = (discovery: CdpDiscovery, options: CdpOptions = {}) =>
       yield* withConnection(ep, (conn) => Tabs.activateTab(conn, targetId))
     })
 
-    const closeTab = Effect.fn("Cdp.closeTab")(function*(ep: CdpEndpoint, targetId: string) {
-      yield* withConnection(ep, (conn) => Tabs.closeTab(conn, targetId))
+    const closeTab = Effect.fn("Cdp.closeTab")(function*(ep: CdpEndpoint, targetId: string, withinMs?: number) {
+      return yield* withConnection(ep, (conn) => Tabs.closeTab(conn, targetId, withinMs))
     })
 
     const snapshot = Effect.fn("Cdp.ariaSnapshot")(function*(

@@ -41,14 +41,19 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
       current: Option.contains(current, t.targetId)
     })
 
+    /** The browser's tabs as listed for the profile: numbered, in their order, the current one marked. */
+    const listed = (profile: string, targets: ReadonlyArray<CdpTarget>) =>
+      Effect.gen(function*() {
+        const current = yield* browsers.currentTab(profile)
+        const indices = order.sync(profile, targets.map((t) => t.targetId))
+        const tabs = targets.map((t) => toTab(t, indices.get(t.targetId)!, current))
+        return { profile, tabs: tabs.sort((a, b) => a.index - b.index) }
+      })
+
     const list = (profileName: string | undefined) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
-        const targets = yield* cdp.listTabs(endpoint)
-        const current = yield* browsers.currentTab(profile.name)
-        const indices = order.sync(profile.name, targets.map((t) => t.targetId))
-        const tabs = targets.map((t) => toTab(t, indices.get(t.targetId)!, current))
-        return { profile: profile.name, tabs: tabs.sort((a, b) => a.index - b.index) }
+        return yield* listed(profile.name, yield* cdp.listTabs(endpoint))
       })
 
     /** The new tab, numbered after every tab the browser had before it (`listed`: the browser's tabs, when asked already). */
@@ -151,15 +156,27 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         return toTab(target, order.indexOf(profile.name, targetId), Option.some(targetId))
       })
 
-    const close = (profileName: string | undefined, targetId: string) =>
+    /**
+     * Closes the tab and answers the tabs left, as `list` does (undefined when the browser could not list
+     * them). `known`: the caller has just found the tab (an action's), which is not looked up first;
+     * `withinMs`: how long it may take to go (cdp/tabs.ts closeTab).
+     */
+    const closeLeaving = (
+      profileName: string | undefined,
+      targetId: string,
+      options: { readonly known?: boolean; readonly withinMs?: number | undefined } = {}
+    ) =>
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
-        yield* find(endpoint, profile, targetId)
-        yield* cdp.closeTab(endpoint, targetId)
+        if (options.known !== true) yield* find(endpoint, profile, targetId)
+        const left = yield* cdp.closeTab(endpoint, targetId, options.withinMs)
         const current = yield* browsers.currentTab(profile.name)
         if (Option.contains(current, targetId)) yield* browsers.setCurrentTab(profile.name, undefined)
-        return { targetId, closed: true }
+        return left === undefined ? undefined : yield* listed(profile.name, left)
       })
+
+    const close = (profileName: string | undefined, targetId: string) =>
+      Effect.as(closeLeaving(profileName, targetId), { targetId, closed: true })
 
     /**
      * The tab a request means: its targetId, else the profile's current tab. `forNavigation`: a navigation
@@ -213,6 +230,6 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
     /** The tab's stable index (numbering it now if the gateway has not listed it yet). */
     const indexOf = (profile: string, targetId: string) => Effect.sync(() => order.indexOf(profile, targetId))
 
-    return { list, open, focus, close, resolveTarget, indexOf } as const
+    return { list, open, focus, close, closeLeaving, resolveTarget, indexOf } as const
   })
 }) {}

@@ -68,7 +68,26 @@ export const PolicyRouting = Layer.scopedDiscard(
       const opener = await page.opener().catch(() => null)
       const fresh = opener !== null && (page.url() === "" || page.url() === "about:blank")
       policy.record({ page, opener: opener ?? undefined, url, decision, closedTab: fresh })
-      if (fresh) await page.close().catch(() => undefined)
+      if (fresh) await closeOpened(page)
+    }
+
+    /**
+     * Closes a tab the page opened. Over the browser-level session, asked again every half second while the
+     * tab stays (up to 5 s): the browser now and then drops a close sent as a tab commits its first document
+     * (cdp/tabs.ts closeTab), and the library's page.close sends it only once.
+     */
+    const closeOpened = async (page: Page): Promise<void> => {
+      const browser = page.context().browser()
+      const [session, own] = await Promise.all([
+        browser !== null ? sessions.browserSession(browser)?.catch(() => undefined) : undefined,
+        sessions.pageSession(page)
+      ])
+      if (session === undefined || own === undefined) return page.close().catch(() => undefined)
+      const closed = new Promise<void>((resolve) => page.once("close", () => resolve()))
+      for (let asked = 0; asked < 10 && !page.isClosed(); asked++) {
+        await session.send("Target.closeTarget", { targetId: own.targetId }).catch(() => undefined)
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))])
+      }
     }
 
     /**

@@ -421,7 +421,7 @@ describe("Cdp (fake endpoint)", () => {
       const { cdp, ep } = yield* setup()
       const failures = [
         cdp.activateTab(ep, "NOPE"),
-        cdp.closeTab(ep, "NOPE"),
+        Effect.asVoid(cdp.closeTab(ep, "NOPE")),
         cdp.ariaSnapshot(ep, "NOPE", {}),
         cdp.screenshot(ep, "NOPE", {})
       ]
@@ -517,6 +517,22 @@ describe("Cdp (fake endpoint)", () => {
       expect((yield* cdp.listTabs(ep)).map((t) => t.targetId)).toEqual(["B", "A"])
       yield* cdp.closeTab(ep, "B")
       expect((yield* cdp.listTabs(ep)).map((t) => t.targetId)).toEqual(["A"])
+    }))
+
+  it.scopedLive("a close the browser drops is sent again until the tab goes; a tab that never goes is a Conflict, not closed", () =>
+    Effect.gen(function*() {
+      const { cdp, ep } = yield* setup({ targets: [pageTarget("A"), { ...pageTarget("B"), closesDropped: 2 }, { ...pageTarget("C"), closesDropped: Infinity }] })
+      const started = Date.now()
+      const left = yield* cdp.closeTab(ep, "B")
+      // Asked twice more, half a second apart; the tabs left come back.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000)
+      expect(left?.map((t) => t.targetId)).toEqual(["A", "C"])
+      expect((yield* cdp.listTabs(ep)).map((t) => t.targetId)).toEqual(["A", "C"])
+      const err = yield* Effect.flip(cdp.closeTab(ep, "C", 700))
+      expect(err._tag).toBe("Conflict")
+      expect(err.message).toBe("tab C is still open 0.7s after it was asked to close (its page may be stuck in an unload " +
+        "handler); `svc browser tabs` shows it, and `svc browser close C` asks again")
+      expect((yield* cdp.listTabs(ep)).map((t) => t.targetId)).toEqual(["A", "C"])
     }))
 
   it.scopedLive("snapshots through a session it detaches afterwards, with url, title and truncation", () =>
