@@ -139,12 +139,20 @@ export const checkTimezone = (zone: string): Either.Either<string, InvalidReques
   return invalid(`set timezone: ${JSON.stringify(zone)} is not an IANA time zone; give one such as Europe/Berlin, America/New_York or UTC`)
 }
 
-/** The canonical form of a BCP 47 language tag. */
+/**
+ * The canonical form of a BCP 47 language tag whose language ICU has data for. A well-formed tag of no known
+ * language ("xxxxx") is refused here: older browsers refused it, Chromium 150 takes it and formats dates and
+ * numbers by no language's conventions (1970-01-01) while the page reads "xxxxx" as its locale.
+ */
 export const checkLocale = (locale: string): Either.Either<string, InvalidRequest> => {
   const l = locale.trim()
   if (l !== "" && l.length <= 64) {
     try {
       const canonical = Intl.getCanonicalLocales(l)[0]
+      if (canonical !== undefined && Intl.DateTimeFormat.supportedLocalesOf(canonical).length === 0) {
+        return invalid(`set locale: ${JSON.stringify(locale)} names no language the browser has data for; ` +
+          "give one such as en-US, de-DE or fr")
+      }
       if (canonical !== undefined) return Either.right(canonical)
     } catch {
       // fall through
