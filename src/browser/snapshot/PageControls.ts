@@ -177,7 +177,7 @@ export interface ControlWorlds {
 const READ_TIMEOUT_MS = 5_000
 
 /** `read`'s answer, or undefined when it fails or takes longer than READ_TIMEOUT_MS. */
-const bounded = (read: Promise<FrameControls | undefined>): Promise<FrameControls | undefined> => {
+const bounded = <A>(read: Promise<A | undefined>): Promise<A | undefined> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), READ_TIMEOUT_MS)
@@ -188,16 +188,9 @@ const bounded = (read: Promise<FrameControls | undefined>): Promise<FrameControl
 /** One frame's controls through the library, or undefined when it cannot be read (detached, navigating, blocked). */
 const readFrame = (frame: Frame): Promise<FrameControls | undefined> => bounded(frame.evaluate(READ_CONTROLS) as Promise<FrameControls>)
 
-/**
- * An iframe's controls: an out-of-process one's in a world of svc's own (frameWorld.ts), where its scripts
- * cannot hide a password's value; any other through the library (its passwords are read in a world of svc's
- * own as well: see readPageControls).
- */
-const readChildFrame = (frame: Frame, isolated: FrameWorldRead | undefined): Promise<FrameControls | undefined> =>
-  bounded((async () => {
-    const own = await isolated?.(frame, READ_CONTROLS).catch(() => undefined)
-    return own !== undefined ? own.value as FrameControls : await (frame.evaluate(READ_CONTROLS) as Promise<FrameControls>)
-  })())
+/** An out-of-process iframe's controls, in a world of svc's own (frameWorld.ts); undefined: the frame is not one. */
+const readRemoteFrame = (frame: Frame, isolated: FrameWorldRead | undefined): Promise<{ readonly value: unknown } | undefined> =>
+  isolated !== undefined ? isolated(frame, READ_CONTROLS).catch(() => undefined) : Promise.resolve(undefined)
 
 /**
  * The main frame's controls, read in the library's utility world over svc's own session when that world is
@@ -213,6 +206,31 @@ const readMainFrame = (page: Page, utility: MainWorld | undefined): Promise<Fram
 }
 
 /**
+ * The iframes' controls. An out-of-process iframe is read in a world of svc's own; the iframes that share the
+ * page's process, in the library's utility world of each over the page's own session (out of their scripts'
+ * reach, one evaluation each). Only when those worlds do not account for every such iframe (a frame just
+ * attached, its world not known yet) are they read through the library instead, in their main worlds, and
+ * their passwords once more where the worlds are known.
+ */
+const readChildFrames = async (children: ReadonlyArray<Frame>, page: Page, worlds: ControlWorlds): Promise<Array<FrameControls | undefined>> => {
+  const [remote, local] = await Promise.all([
+    Promise.all(children.map((f) => readRemoteFrame(f, worlds.isolated))),
+    worlds.localFrames !== undefined ? worlds.localFrames(page, READ_CONTROLS).catch(() => undefined) : Promise.resolve(undefined)
+  ])
+  const read = remote.flatMap((r) => (r !== undefined ? [r.value as FrameControls] : []))
+  const inProcess = children.filter((_, k) => remote[k] === undefined)
+  if (local !== undefined && local.length === inProcess.length) return [...read, ...(local as Array<FrameControls>)]
+  const [byLibrary, passwords] = await Promise.all([
+    Promise.all(inProcess.map(readFrame)),
+    worlds.localFrames !== undefined
+      ? bounded(worlds.localFrames(page, READ_PASSWORDS).then((v) => ({ ...NO_CONTROLS, passwords: v.flat() as Array<string> })))
+      : Promise.resolve(undefined)
+  ])
+  // The passwords' read is a second look: without it, the library's reads stand (unread only where they failed).
+  return [...read, ...byLibrary, ...(passwords !== undefined ? [passwords] : [])]
+}
+
+/**
  * The controls of every frame of the page, read at once (plain promises: this runs beside every snapshot,
  * and a fiber per frame costs more than the read). Never fails: a frame that cannot be read marks the
  * result `unread`, and the snapshot then masks every textbox value rather than risk showing a password.
@@ -220,15 +238,13 @@ const readMainFrame = (page: Page, utility: MainWorld | undefined): Promise<Fram
 export const readPageControls = (page: Page, worlds: ControlWorlds = {}): Effect.Effect<PageControls> =>
   Effect.promise(async () => {
     const main = page.mainFrame()
-    const children = page.frames().length > 1
-    const [results, local] = await Promise.all([
-      Promise.all(page.frames().map((f) => f === main ? readMainFrame(page, worlds.utility) : readChildFrame(f, worlds.isolated))),
-      // The passwords of the iframes in the page's own process, read where their scripts cannot hide them.
-      children && worlds.localFrames !== undefined
-        ? bounded(worlds.localFrames(page, READ_PASSWORDS).then((v) => ({ ...NO_CONTROLS, passwords: v.flat() as Array<string> })))
-        : Promise.resolve(undefined)
+    const children = page.frames().filter((f) => f !== main)
+    const [own, inFrames] = await Promise.all([
+      readMainFrame(page, worlds.utility),
+      children.length > 0 ? bounded(readChildFrames(children, page, worlds)) : Promise.resolve([])
     ])
-    if (local !== undefined) results.push(local)
+    // The iframes not read in time count as one frame unread.
+    const results = [own, ...(inFrames ?? [undefined])]
     const passwords: Array<string> = []
     const disclosures: Array<Disclosure> = []
     const editables: Array<Editable> = []
