@@ -453,10 +453,8 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
               )
               break
             case "close": {
-              // Closed over CDP as `svc browser close` closes a tab, not by the library's page.close: that sends the
-              // close once, and from then on holds the page's routed requests, so a close the browser dropped
-              // (cdp/tabs.ts closeTab asks again) left a working tab whose routed requests hung. The tabs left
-              // come back with it, for the caller to pick the next one without asking again.
+              // Closed as `svc browser close` closes a tab (Tabs.closeLeaving: a close the browser drops is asked
+              // again); the tabs left come back with it, for the caller to pick the next one without asking again.
               const left = yield* tabs.closeLeaving(tab.profile, target.targetId, { known: true, withinMs: request.timeoutMs })
               return {
                 kind: request.kind,

@@ -24,6 +24,18 @@ const COUNTED_MS = 100
  * fails clearly when there is none: never "whatever tab happens to be last". Tabs are listed in opening
  * order, each with an index that stays its own (tabOrder.ts).
  */
+/** How long the library's close may take before svc asks the browser itself (it sends its close only once). */
+const LIBRARY_CLOSE_MS = 500
+
+/** Whether the library closed the page within `ms`. */
+const closedWithin = (page: Page, ms: number): Promise<boolean> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    page.close().then(() => true, () => page.isClosed()),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(page.isClosed()), ms)))
+  ]).finally(() => clearTimeout(timer))
+}
+
 export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
   effect: Effect.gen(function*() {
     const browsers = yield* BrowserManager
@@ -41,9 +53,20 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
       current: Option.contains(current, t.targetId)
     })
 
+    // Tabs closed whose page detached but which the browser still lists (a large document's, for some 100 ms):
+    // left out of listings until the browser drops them.
+    const closing = new Set<string>()
+    const shown = (profile: string, targets: ReadonlyArray<CdpTarget>): ReadonlyArray<CdpTarget> => {
+      if (closing.size === 0) return targets
+      const listedNow = new Set(targets.map((t) => `${profile}\u0000${t.targetId}`))
+      for (const key of closing) if (key.startsWith(`${profile}\u0000`) && !listedNow.has(key)) closing.delete(key)
+      return targets.filter((t) => !closing.has(`${profile}\u0000${t.targetId}`))
+    }
+
     /** The browser's tabs as listed for the profile: numbered, in their order, the current one marked. */
-    const listed = (profile: string, targets: ReadonlyArray<CdpTarget>) =>
+    const listed = (profile: string, all: ReadonlyArray<CdpTarget>) =>
       Effect.gen(function*() {
+        const targets = shown(profile, all)
         const current = yield* browsers.currentTab(profile)
         const indices = order.sync(profile, targets.map((t) => t.targetId))
         const tabs = targets.map((t) => toTab(t, indices.get(t.targetId)!, current))
@@ -135,7 +158,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
       })
 
     const find = (endpoint: CdpEndpoint, profile: ResolvedProfile, targetId: string) =>
-      Effect.flatMap(cdp.listTabs(endpoint), (targets) => {
+      Effect.flatMap(Effect.map(cdp.listTabs(endpoint), (all) => shown(profile.name, all)), (targets) => {
         const target = targets.find((t) => t.targetId === targetId)
         order.sync(profile.name, targets.map((t) => t.targetId))
         return target !== undefined
@@ -159,7 +182,7 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
     /**
      * Closes the tab and answers the tabs left, as `list` does (undefined when the browser could not list
      * them). `known`: the caller has just found the tab (an action's), which is not looked up first;
-     * `withinMs`: how long it may take to go (cdp/tabs.ts closeTab).
+     * `withinMs`: how long it may take to go (cdp/tabs.ts closeTab). Listings leave it out from then on.
      */
     const closeLeaving = (
       profileName: string | undefined,
@@ -169,7 +192,15 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
       Effect.gen(function*() {
         const { profile, endpoint } = yield* browsers.endpoint(profileName)
         if (options.known !== true) yield* find(endpoint, profile, targetId)
-        const left = yield* cdp.closeTab(endpoint, targetId, options.withinMs)
+        // Closed by the library where it has the page: it answers once the tab detached, which a large
+        // document's does some 100 ms before the browser stops listing it (and svc's own close then waited
+        // as long again). A close the browser dropped is asked again after half a second (cdp/tabs.ts).
+        const page = sessions.knownPage(profile.name, targetId)
+        const byLibrary = page !== undefined && (yield* Effect.promise(() => closedWithin(page, LIBRARY_CLOSE_MS)))
+        const left = byLibrary
+          ? yield* Effect.map(Effect.option(cdp.listTabs(endpoint)), (ts) => Option.getOrUndefined(ts)?.filter((t) => t.targetId !== targetId))
+          : yield* cdp.closeTab(endpoint, targetId, options.withinMs)
+        closing.add(`${profile.name}\u0000${targetId}`)
         const current = yield* browsers.currentTab(profile.name)
         if (Option.contains(current, targetId)) yield* browsers.setCurrentTab(profile.name, undefined)
         return left === undefined ? undefined : yield* listed(profile.name, left)
