@@ -19,11 +19,6 @@ import { blockedOnTheWay, NavigationPolicy } from "../policy/NavigationPolicy.js
 /** How long `open` waits for svc's session to count the new document before asking with a round trip. */
 const COUNTED_MS = 100
 
-/**
- * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
- * fails clearly when there is none: never "whatever tab happens to be last". Tabs are listed in opening
- * order, each with an index that stays its own (tabOrder.ts).
- */
 /** How long the library's close may take before svc asks the browser itself (it sends its close only once). */
 const LIBRARY_CLOSE_MS = 500
 
@@ -36,6 +31,11 @@ const closedWithin = (page: Page, ms: number): Promise<boolean> => {
   ]).finally(() => clearTimeout(timer))
 }
 
+/**
+ * Tabs by targetId. A request without a targetId uses the tab this profile last opened or focused, and
+ * fails clearly when there is none: never "whatever tab happens to be last". Tabs are listed in opening
+ * order, each with an index that stays its own (tabOrder.ts).
+ */
 export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
   effect: Effect.gen(function*() {
     const browsers = yield* BrowserManager
