@@ -198,8 +198,10 @@ export class Tabs extends Effect.Service<Tabs>()("svc/Tabs", {
         const page = sessions.knownPage(profile.name, targetId)
         const byLibrary = page !== undefined && (yield* Effect.promise(() => closedWithin(page, LIBRARY_CLOSE_MS)))
         const left = byLibrary
-          ? yield* Effect.map(Effect.option(cdp.listTabs(endpoint)), (ts) => Option.getOrUndefined(ts)?.filter((t) => t.targetId !== targetId))
+          ? Option.getOrUndefined(yield* Effect.option(cdp.listTabs(endpoint)))
           : yield* cdp.closeTab(endpoint, targetId, options.withinMs)
+        // Still listed by the browser for a while after the library saw it go: `listed` (and every listing
+        // after it, until the browser drops it) leaves it out.
         closing.add(`${profile.name}\u0000${targetId}`)
         const current = yield* browsers.currentTab(profile.name)
         if (Option.contains(current, targetId)) yield* browsers.setCurrentTab(profile.name, undefined)
