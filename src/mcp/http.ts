@@ -139,12 +139,26 @@ export const makeMcpHttp = (options: McpHttpOptions): McpEndpoint => {
   return { post, get, del } as const
 }
 
-/** The gateway's endpoint: every tool of `svc mcp`, calling this gateway's control port with its credentials. */
+/**
+ * The gateway's endpoint: every tool of `svc mcp`, calling this gateway's control port with its credentials.
+ * Made at the first request to /mcp, not with the gateway: its typed client of the control API and the tools'
+ * listing took 20-35 ms of the gateway's start, while the browser it starts beside it needs the same cores.
+ */
 export const makeGatewayMcpHttp = (
   control: { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }
 ): Effect.Effect<McpEndpoint> =>
-  Effect.map(makeControlClientAt(control), ({ client }) =>
-    makeMcpHttp({
-      tools: ALL_TOOLS,
-      env: (profile) => ({ client, query: profile !== undefined ? { profile } : {}, sandboxed: false, readFile: readLocalFile })
-    })).pipe(Effect.provide(KeepAliveHttp))
+  Effect.map(
+    // Made uninterruptibly: a first request that goes away meanwhile must not leave its interruption cached.
+    Effect.cached(
+      Effect.map(makeControlClientAt(control), ({ client }) =>
+        makeMcpHttp({
+          tools: ALL_TOOLS,
+          env: (profile) => ({ client, query: profile !== undefined ? { profile } : {}, sandboxed: false, readFile: readLocalFile })
+        })).pipe(Effect.provide(KeepAliveHttp), Effect.uninterruptible)
+    ),
+    (endpoint): McpEndpoint => ({
+      post: Effect.flatMap(endpoint, (e) => e.post),
+      get: Effect.flatMap(endpoint, (e) => e.get),
+      del: Effect.flatMap(endpoint, (e) => e.del)
+    })
+  )
