@@ -283,6 +283,23 @@ fetch("${evil.origin("www.evil.localhost")}/data").then(
       expect((await tabUrls()).some((u) => u.startsWith(badTarget))).toBe(false)
     }, 60_000)
 
+    it("a redirect or a link to a cloud metadata service, written as IPv6, is refused with no list set", async () => {
+      const before = badTarget
+      badTarget = "http://[::ffff:169.254.169.254]/latest/meta-data/"
+      try {
+        const nav = await refused("browser", "navigate", `${good.origin("good.localhost")}/hop`)
+        expect(nav.error).toMatchObject({ _tag: "NavigationBlocked", status: 403 })
+        expect(nav.error.message).toContain("rule cloudMetadata")
+        await ok("browser", "navigate", `${good.origin("good.localhost")}/`)
+        const snap = (await ok("browser", "snapshot")).snapshot as string
+        const click = await refused("browser", "click", refOf(snap, /link "Straight away"/))
+        expect(click.error.message).toContain("rule cloudMetadata")
+        expect((await tabUrls()).some((u) => u.includes("a9fe") || u.includes("169.254"))).toBe(false)
+      } finally {
+        badTarget = before
+      }
+    }, 60_000)
+
     it("file:, javascript: and chrome: URLs and cloud metadata are refused by default, each naming its rule", async () => {
       const file = await refused("browser", "navigate", "file:///etc/passwd")
       expect(file.error).toMatchObject({ _tag: "NavigationBlocked", status: 403 })

@@ -3,13 +3,16 @@ import type { Browser, BrowserContext, CDPSession, Frame, Page, Request, Route }
 import { PlaywrightSessions } from "../pages/Playwright.js"
 import { type Decision, hasLists, type PolicySettings } from "./checkUrl.js"
 import { NavigationPolicy } from "./NavigationPolicy.js"
+import { pausePatterns } from "./pausePatterns.js"
 
 // The policy where the page itself sends the browser somewhere, on the library's connection:
-// - every document request of every tab (a link, a form, a redirect hop, `location = …`, and the first
-//   load of a tab a page opens) is paused on a browser-level CDP session of our own that intercepts
-//   documents only (every request, when browser.allowedDomains or blockedDomains is set), and refused ones
-//   fail as blocked by the client. The library's own routing never sees redirect hops (it lets them
-//   through); intercepting documents only leaves the page's other requests alone, and the HTTP cache on.
+// - every document request of every tab that the policy could refuse (a link, a form, a redirect hop,
+//   `location = …`, and the first load of a tab a page opens; pausePatterns.ts says which) is paused on a
+//   browser-level CDP session of our own (every request, when browser.allowedDomains or blockedDomains is
+//   set), and refused ones fail as blocked by the client. The patterns are set once per session: svc's own
+//   ports only change at a restart (a profile created while the gateway runs has no fixed DevTools port).
+//   The library's own routing never sees redirect hops (it lets them through); intercepting documents only
+//   leaves the page's other requests alone, and the HTTP cache on.
 // - where the browser refuses interception at its own level (an extension relay may), the old way: a
 //   page-level session per tab intercepts its documents, and the library's routing on each browser context
 //   catches what starts before such a session can exist (a new tab's first request, closed when refused).
@@ -120,6 +123,10 @@ export const PolicyRouting = Layer.scopedDiscard(
       policy.record({ page: undefined, opener: undefined, url, decision, closedTab: false })
     }
 
+    /** Has `session` pause what the policy could refuse (documentsOnly: a tab's own session; see pausePatterns.ts). */
+    const pause = (session: CDPSession, documentsOnly: boolean) =>
+      session.send("Fetch.enable", { patterns: [...pausePatterns(Effect.runSync(policy.settings), documentsOnly)] })
+
     /**
      * Per browser: interception of every tab's documents on a browser-level session of its own. False where
      * the browser refuses it there: its pages are then guarded one by one (guard, route).
@@ -140,10 +147,7 @@ export const PolicyRouting = Layer.scopedDiscard(
           void answerPaused(session, event, isMainFrame, (decision) => refusedBrowserWide(browser, event.frameId, event.request.url, decision))
             .catch(() => undefined)
         })
-        const everything = hasLists(Effect.runSync(policy.settings))
-        await session.send("Fetch.enable", {
-          patterns: [{ urlPattern: "*", ...(everything ? {} : { resourceType: "Document" as const }), requestStage: "Request" }]
-        })
+        await pause(session, false)
         return true
       })().catch(() => false)
       wide.set(browser, setUp)
@@ -171,9 +175,7 @@ export const PolicyRouting = Layer.scopedDiscard(
           void answerPaused(session, event, () => event.frameId === targetId, (decision) => refusedMainFrame(page, event.request.url, decision))
             .catch(() => undefined)
         })
-        await session.send("Fetch.enable", {
-          patterns: [{ urlPattern: "*", resourceType: "Document", requestStage: "Request" }]
-        })
+        await pause(session, true)
       })().catch(() => undefined) // a page that closes meanwhile needs no guard
       guarded.set(page, setUp)
       return setUp

@@ -91,13 +91,14 @@ export const isThisMachine = (host: string, interfaces: ReadonlySet<string>): bo
  * OpenStack and DigitalOcean at 169.254.169.254, AWS over IPv6 at fd00:ec2::254, ECS tasks at 169.254.170.2,
  * Alibaba at 100.100.100.200, and GCP's names.
  */
-const METADATA = new Set([
+export const CLOUD_METADATA_HOSTS: ReadonlyArray<string> = [
   "169.254.169.254",
   "169.254.170.2",
   "100.100.100.200",
-  addressKey("fd00:ec2::254"),
+  "fd00:ec2::254",
   "metadata.google.internal",
   "metadata"
-])
+]
+const METADATA = new Set(CLOUD_METADATA_HOSTS.map(addressKey))
 
 export const isCloudMetadata = (host: string): boolean => METADATA.has(addressKey(host))

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { addressKey, isCloudMetadata, isThisMachine } from "../../../src/browser/policy/addresses.js"
+import { isCloudMetadata, isThisMachine } from "../../../src/browser/policy/addresses.js"
 import { checkUrl, type PolicySettings } from "../../../src/browser/policy/checkUrl.js"
 import { matchesHost, parseHostPattern } from "../../../src/browser/policy/hostPattern.js"
 import { decodeSvcConfig } from "../../../src/config/SvcConfig.js"
+import { policySettings } from "../../support/policySettings.js"
 
 // The navigation policy's pieces: host patterns, addresses, and the one decision (every rule, in order).
 
@@ -12,18 +13,7 @@ const refusal = (raw: string) => Either.flip(parseHostPattern(raw)).pipe(Either.
 /** A host as the browser's URL parser writes it. */
 const hostOf = (url: string) => new URL(url).hostname
 
-const settings = (over: Partial<PolicySettings> = {}): PolicySettings => ({
-  allowedDomains: [],
-  blockedDomains: [],
-  allowFileUrls: false,
-  ownPorts: [
-    { port: 18789, name: "gateway" },
-    { port: 18791, name: "browser control" },
-    { port: 18792, name: "extension relay" }
-  ],
-  interfaces: new Set(["10.1.2.3", addressKey("fe80::1")]),
-  ...over
-})
+const settings = policySettings
 const rule = (s: PolicySettings, url: string) => {
   const d = checkUrl(s, url)
   return d.allowed ? "allowed" : d.rule
