@@ -335,4 +335,33 @@ fetch("${evil.origin("www.evil.localhost")}/data").then(
       }
     }, 90_000)
   })
+
+  describe("with the managed browser's DevTools port left to the browser to choose (the default)", () => {
+    const { ok, refused, tabUrls } = withGateway({ profiles: { svc: {} } })
+
+    it("navigate, open, a redirect and links to that port are refused as svc's own", async () => {
+      const status = await ok("browser", "start")
+      const port = status.status.cdpPort as number
+      expect(port).toBeGreaterThan(0)
+      const devtools = `http://localhost:${port}/json/version`
+      for (const args of [["navigate", devtools], ["open", `http://127.0.0.1:${port}/json/list`]]) {
+        const r = await refused("browser", ...args)
+        expect(r.error, args.join(" ")).toMatchObject({ _tag: "NavigationBlocked", status: 403 })
+        expect(r.line).toContain(`port ${port} is svc's own DevTools (profile "svc") port`)
+      }
+      const before = badTarget
+      badTarget = devtools
+      try {
+        expect((await refused("browser", "navigate", `${good.origin("good.localhost")}/hop`)).error.message).toContain("rule ownPort")
+        await ok("browser", "navigate", `${good.origin("good.localhost")}/`)
+        const snap = (await ok("browser", "snapshot")).snapshot as string
+        for (const pattern of [/link "Straight away"/, /link "Away in a new tab"/]) {
+          expect((await refused("browser", "click", refOf(snap, pattern))).error.message).toContain("rule ownPort")
+        }
+        expect((await tabUrls()).some((u) => u.includes(`:${port}/`))).toBe(false)
+      } finally {
+        badTarget = before
+      }
+    }, 60_000)
+  })
 })

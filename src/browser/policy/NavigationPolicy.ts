@@ -1,9 +1,10 @@
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import type { Page } from "playwright-core"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { SvcConfig } from "../../config/SvcConfig.js"
 import { NavigationBlocked } from "../../domain/errors.js"
-import { interfaceAddresses } from "./addresses.js"
+import { BrowserManager } from "../launch/BrowserManager.js"
+import { interfaceAddresses, isThisMachine } from "./addresses.js"
 import { checkUrl, type Decision, type PolicySettings } from "./checkUrl.js"
 import { type HostPattern, parseHostPattern } from "./hostPattern.js"
 
@@ -38,32 +39,70 @@ const patterns = (list: ReadonlyArray<string> | undefined): ReadonlyArray<HostPa
     return p._tag === "Right" ? [p.right] : [] // svc.json was validated when it was loaded
   })
 
+/** The port of a DevTools endpoint on this machine; undefined for one elsewhere. */
+const loopbackPort = (url: string): number | undefined => {
+  try {
+    const u = new URL(url)
+    if (!isThisMachine(u.hostname.replace(/^\[|\]$/g, ""), new Set())) return undefined
+    const port = Number(u.port)
+    return Number.isInteger(port) && port > 0 ? port : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export class NavigationPolicy extends Effect.Service<NavigationPolicy>()("svc/NavigationPolicy", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const store = yield* ConfigStore
+    const browsers = yield* BrowserManager
     const interfaces = interfaceAddresses()
     const fixedPorts = [
       { port: store.ports.gateway, name: "gateway" },
       { port: store.ports.control, name: "browser control" },
       { port: store.ports.relay, name: "extension relay" }
     ]
-
+    // A managed browser with no cdpPort in svc.json (the default) opens its DevTools on a port it chooses:
+    // svc's own too, from its start to its stop. Those who act on the policy's ports are told of each change.
+    const launched = new Map<string, number>()
     let cached: { readonly config: SvcConfig; readonly settings: PolicySettings } | undefined
+    const portsListeners = new Set<() => void>()
+    const launchedChanged = () => {
+      cached = undefined
+      for (const listener of portsListeners) listener()
+    }
+    yield* browsers.whenStarted((profile, endpoint) =>
+      Effect.sync(() => {
+        const port = loopbackPort(endpoint.url)
+        if (port === undefined || launched.get(profile) === port) return
+        launched.set(profile, port)
+        launchedChanged()
+      })
+    )
+    yield* browsers.onStop((profile) => Effect.sync(() => launched.delete(profile) && launchedChanged()))
+
     const settingsOf = (config: SvcConfig): PolicySettings => {
       if (cached?.config === config) return cached.settings
       const cdpPorts = Object.entries(config.browser?.profiles ?? {}).flatMap(([name, p]) =>
         p.cdpPort !== undefined ? [{ port: p.cdpPort, name: `DevTools (profile "${name}")` }] : []
       )
+      const chosen = [...launched].map(([name, port]) => ({ port, name: `DevTools (profile "${name}")` }))
       const settings: PolicySettings = {
         allowedDomains: patterns(config.browser?.allowedDomains),
         blockedDomains: patterns(config.browser?.blockedDomains),
         allowFileUrls: config.browser?.allowFileUrls === true,
-        ownPorts: [...fixedPorts, ...cdpPorts],
+        ownPorts: [...fixedPorts, ...cdpPorts, ...chosen],
         interfaces
       }
       cached = { config, settings }
       return settings
     }
+
+    /** Calls `listener` whenever svc's own ports change (a browser svc launched started or stopped), while the scope is open. */
+    const onOwnPortsChange = (listener: () => void): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void portsListeners.add(listener)),
+        () => Effect.sync(() => void portsListeners.delete(listener))
+      )
 
     /** The settings in force now (svc.json as the gateway holds it). */
     const settings = Effect.map(store.get, settingsOf)
@@ -180,7 +219,7 @@ export class NavigationPolicy extends Effect.Service<NavigationPolicy>()("svc/Na
         return outcome.right
       })
 
-    return { settings, decide, check, record, mark, refusedSince, during, duringAction } as const
+    return { settings, onOwnPortsChange, decide, check, record, mark, refusedSince, during, duringAction } as const
   })
 }) {}
 

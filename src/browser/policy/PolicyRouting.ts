@@ -9,10 +9,10 @@ import { pausePatterns } from "./pausePatterns.js"
 // - every document request of every tab that the policy could refuse (a link, a form, a redirect hop,
 //   `location = …`, and the first load of a tab a page opens; pausePatterns.ts says which) is paused on a
 //   browser-level CDP session of our own (every request, when browser.allowedDomains or blockedDomains is
-//   set), and refused ones fail as blocked by the client. The patterns are set once per session: svc's own
-//   ports only change at a restart (a profile created while the gateway runs has no fixed DevTools port).
-//   The library's own routing never sees redirect hops (it lets them through); intercepting documents only
-//   leaves the page's other requests alone, and the HTTP cache on.
+//   set), and refused ones fail as blocked by the client. The patterns are told again when svc's own ports
+//   change (a browser svc launched opens its DevTools on a port of its choosing). The library's own routing
+//   never sees redirect hops (it lets them through); intercepting documents only leaves the page's other
+//   requests alone, and the HTTP cache on.
 // - where the browser refuses interception at its own level (an extension relay may), the old way: a
 //   page-level session per tab intercepts its documents, and the library's routing on each browser context
 //   catches what starts before such a session can exist (a new tab's first request, closed when refused).
@@ -123,9 +123,27 @@ export const PolicyRouting = Layer.scopedDiscard(
       policy.record({ page: undefined, opener: undefined, url, decision, closedTab: false })
     }
 
+    /**
+     * The sessions pausing requests for the policy, and what each was told last. A browser svc launches opens
+     * its DevTools on a port of its choosing, svc's own from then on: every pausing session is told again.
+     */
+    const pausing = new Map<CDPSession, { readonly documentsOnly: boolean; told: string }>()
     /** Has `session` pause what the policy could refuse (documentsOnly: a tab's own session; see pausePatterns.ts). */
-    const pause = (session: CDPSession, documentsOnly: boolean) =>
-      session.send("Fetch.enable", { patterns: [...pausePatterns(Effect.runSync(policy.settings), documentsOnly)] })
+    const pause = async (session: CDPSession, documentsOnly: boolean) => {
+      const patterns = pausePatterns(Effect.runSync(policy.settings), documentsOnly)
+      const told = JSON.stringify(patterns)
+      if (pausing.get(session)?.told === told) return
+      pausing.set(session, { documentsOnly, told })
+      try {
+        await session.send("Fetch.enable", { patterns: [...patterns] })
+      } catch (e) {
+        pausing.delete(session)
+        throw e
+      }
+    }
+    yield* policy.onOwnPortsChange(() => {
+      for (const [session, { documentsOnly }] of pausing) void pause(session, documentsOnly).catch(() => undefined)
+    })
 
     /**
      * Per browser: interception of every tab's documents on a browser-level session of its own. False where
@@ -148,6 +166,7 @@ export const PolicyRouting = Layer.scopedDiscard(
             .catch(() => undefined)
         })
         await pause(session, false)
+        browser.once("disconnected", () => pausing.delete(session))
         return true
       })().catch(() => false)
       wide.set(browser, setUp)
@@ -176,6 +195,7 @@ export const PolicyRouting = Layer.scopedDiscard(
             .catch(() => undefined)
         })
         await pause(session, true)
+        page.once("close", () => pausing.delete(session))
       })().catch(() => undefined) // a page that closes meanwhile needs no guard
       guarded.set(page, setUp)
       return setUp
