@@ -3,8 +3,9 @@ import type { Page } from "playwright-core"
 import { ConfigStore } from "../../config/ConfigStore.js"
 import type { SvcConfig } from "../../config/SvcConfig.js"
 import { NavigationBlocked } from "../../domain/errors.js"
+import { isLocalHostname } from "../../platform/loopback.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
-import { interfaceAddresses, isThisMachine } from "./addresses.js"
+import { interfaceAddresses } from "./addresses.js"
 import { checkUrl, type Decision, type PolicySettings } from "./checkUrl.js"
 import { type HostPattern, parseHostPattern } from "./hostPattern.js"
 
@@ -43,7 +44,7 @@ const patterns = (list: ReadonlyArray<string> | undefined): ReadonlyArray<HostPa
 const loopbackPort = (url: string): number | undefined => {
   try {
     const u = new URL(url)
-    if (!isThisMachine(u.hostname.replace(/^\[|\]$/g, ""), new Set())) return undefined
+    if (!isLocalHostname(u.hostname)) return undefined
     const port = Number(u.port)
     return Number.isInteger(port) && port > 0 ? port : undefined
   } catch {

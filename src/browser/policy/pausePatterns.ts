@@ -22,7 +22,7 @@ export interface PausePattern {
   readonly requestStage: "Request"
 }
 
-/** The characters of a scheme after its first letter (the URL parser writes schemes in lower case). */
+/** A scheme's first character, and those after it (the URL parser writes schemes in lower case). */
 const LETTERS = "abcdefghijklmnopqrstuvwxyz"
 const SCHEME_CHARS = `${LETTERS}0123456789+-.`
 
@@ -55,7 +55,8 @@ const METADATA_SPELLINGS = CLOUD_METADATA_HOSTS.flatMap((host) =>
   /^\d+(?:\.\d+){3}$/.test(host) ? [written(host), written(`::ffff:${host}`)] : [written(host)]
 )
 
-const document = (urlPattern: string): PausePattern => ({ urlPattern, resourceType: "Document", requestStage: "Request" })
+/** A pattern pausing the documents whose URL matches `urlPattern`. */
+const documents = (urlPattern: string): PausePattern => ({ urlPattern, resourceType: "Document", requestStage: "Request" })
 
 /**
  * The requests to pause for `settings`: every request when a list is set; else the documents that could be
@@ -63,12 +64,12 @@ const document = (urlPattern: string): PausePattern => ({ urlPattern, resourceTy
  * the library's routing that sees its other requests).
  */
 export const pausePatterns = (settings: PolicySettings, documentsOnly = false): ReadonlyArray<PausePattern> => {
-  if (hasLists(settings)) return [documentsOnly ? document("*") : { urlPattern: "*", requestStage: "Request" }]
+  if (hasLists(settings)) return [documentsOnly ? documents("*") : { urlPattern: "*", requestStage: "Request" }]
   const ports = [...new Set(settings.ownPorts.map((p) => p.port))]
-  if (ports.some((p) => p === 80 || p === 443)) return [document("*")]
+  if (ports.some((p) => p === 80 || p === 443)) return [documents("*")]
   return [
     ...OTHER_SCHEMES,
     ...ports.map((p) => `*:${p}/*`),
     ...METADATA_SPELLINGS.map((h) => `*${h}*`)
-  ].map(document)
+  ].map(documents)
 }
