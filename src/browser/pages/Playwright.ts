@@ -182,7 +182,10 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
     }
     /** Lookups waiting for a tab to reach the library, woken when any page does. */
     const arrivals = new Set<() => void>()
-    const nextArrival = (ms: number) => untilWoken(arrivals, ms)
+    /** How many pages have reached the library so far: a lookup that saw this move during its scan looks again at once. */
+    let arrived = 0
+    /** Waits for the next page to arrive, unless one arrived since the count was `seen`. */
+    const nextArrival = (seen: number, ms: number) => arrived !== seen ? Promise.resolve() : untilWoken(arrivals, ms)
 
     const watchContext = (profile: string, context: BrowserContext) => {
       for (const observer of contextObservers) notify(observer, profile, context)
@@ -191,6 +194,7 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
         // opened (open, a tab an action opened) then finds it ready rather than making it.
         void describePage(page)
         for (const observer of observers) notify(observer, profile, page)
+        arrived++
         for (const wake of [...arrivals]) wake()
       })
       for (const page of context.pages()) for (const observer of observers) notify(observer, profile, page)
@@ -365,10 +369,12 @@ export const makePlaywrightSessions = (options: PlaywrightOptions = {}) =>
       Effect.promise(async () => {
         const deadline = Date.now() + attachWaitMs
         while (true) {
+          // A page that reaches the library during the scan's round trips is looked at once the scan is done.
+          const seen = arrived
           const page = await scan(conn, targetId)
           if (page === "absent") return undefined
           if (page !== undefined || Date.now() >= deadline || !conn.browser.isConnected()) return page
-          await nextArrival(25)
+          await nextArrival(seen, 25)
         }
       })
 
