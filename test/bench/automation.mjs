@@ -161,23 +161,45 @@ const del = (port, token, path) =>
     req.end()
   })
 
-/** `POST /tabs/open` on a running browser vs the library's newPage() + goto (until the commit), interleaved. */
+/**
+ * `POST /tabs/open` on a running browser vs the library's newPage() + goto (until the commit), interleaved, the
+ * order swapped every run. Each is timed on a quiet browser: the page opened before it (answered at its commit)
+ * is let finish loading first, so neither is timed beside the other's load.
+ */
 const opens = async ({ controlPort, token, runs }, context, url) => {
   const viaGateway = []
   const viaDirect = []
-  for (let i = 0; i < runs + 2; i++) {
-    let t0 = performance.now()
+  const loaded = async (page) => {
+    await page.waitForLoadState("load").catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const direct = async () => {
+    const t0 = performance.now()
     const page = await context.newPage()
     await page.goto(url, { waitUntil: "commit" })
-    const d = performance.now() - t0
-    t0 = performance.now()
+    const ms = performance.now() - t0
+    await loaded(page)
+    return { ms, close: () => page.close() }
+  }
+  const gateway = async () => {
+    const known = new Set(context.pages())
+    const t0 = performance.now()
     const tab = await post(controlPort, token, "/tabs/open?profile=svc", { url })
-    const g = performance.now() - t0
-    await page.close()
-    await del(controlPort, token, `/tabs/${tab.targetId}?profile=svc`)
+    const ms = performance.now() - t0
+    const page = context.pages().find((p) => !known.has(p)) ?? await context.waitForEvent("page", { timeout: 5_000 }).catch(() => undefined)
+    if (page !== undefined) await loaded(page)
+    return { ms, close: () => del(controlPort, token, `/tabs/${tab.targetId}?profile=svc`) }
+  }
+  for (let i = 0; i < runs + 2; i++) {
+    const directFirst = i % 2 === 0
+    const a = directFirst ? await direct() : await gateway()
+    const b = directFirst ? await gateway() : await direct()
+    const [d, g] = directFirst ? [a, b] : [b, a]
+    await d.close()
+    await g.close()
     if (i < 2) continue
-    viaDirect.push(d)
-    viaGateway.push(g)
+    viaDirect.push(d.ms)
+    viaGateway.push(g.ms)
   }
   return {
     gatewayMs: round(median(viaGateway)),
