@@ -119,6 +119,17 @@ describe("the browser tool", () => {
     expect((await call({ action: "focus", targetId: first })).isError).toBe(false)
   }, 60_000)
 
+  it("close by targetId answers as close without one: the tab closed, the tabs left, the current one kept", async () => {
+    const kept = /opened tab (\S+)/.exec(text(await call({ action: "open", url: pages.url("/tool") })))![1]!
+    const other = /opened tab (\S+)/.exec(text(await call({ action: "open", url: `${pages.url("/tool")}?other` })))![1]!
+    expect((await call({ action: "focus", targetId: kept })).isError).toBe(false)
+    const closed = text(await call({ action: "close", targetId: other }))
+    expect(closed).toMatch(new RegExp(`^closed tab ${other}; the current tab is still ${kept}; the tabs left:\\n`))
+    expect(closed).toContain(`${kept} ${pages.url("/tool")}`)
+    expect(closed).not.toContain(`${other} `)
+    expect((await call({ action: "focus", targetId: kept })).isError).toBe(false)
+  }, 60_000)
+
   it("a batch runs in order and stops at the first failure, saying what was not done", async () => {
     expect((await call({ action: "navigate", url: pages.url("/tool") })).isError).toBe(false)
     const snap = text(await call({ action: "snapshot", format: "role", interactive: true }))

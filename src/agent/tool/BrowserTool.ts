@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { type ControlClient, withNode } from "../../client/ControlClient.js"
 import { hintsFor } from "../../client/hints.js"
 import { describeIssues } from "../../client/issues.js"
@@ -73,13 +73,16 @@ const toActRequest = (r: BrowserToolActRequest, targetId: string | undefined, af
   })
 }
 
-/** After a close: the tabs left, so the model can pick the next without listing them (none is current now). */
-const leftAfterClose = (tabs: ReadonlyArray<Tab> | undefined): string =>
-  tabs === undefined
-    ? ""
-    : tabs.length === 0
-    ? "; no tabs are left (action open starts one)"
-    : `; no tab is current: pass a targetId or focus one of the tabs left:\n${tabs.map((t) => `${t.targetId} ${t.url}`).join("\n")}`
+/** After a close: the tabs left, so the model can pick the next without listing them, and which is current if one is. */
+const leftAfterClose = (tabs: ReadonlyArray<Tab> | undefined): string => {
+  if (tabs === undefined) return ""
+  if (tabs.length === 0) return "; no tabs are left (action open starts one)"
+  const lines = tabs.map((t) => `${t.targetId} ${t.url}`).join("\n")
+  const current = tabs.find((t) => t.current)
+  return current === undefined
+    ? `; no tab is current: pass a targetId or focus one of the tabs left:\n${lines}`
+    : `; the current tab is still ${current.targetId}; the tabs left:\n${lines}`
+}
 
 /** How long the list of connected node hosts is trusted for auto-routing. */
 const NODES_FRESH_MS = 1_000
@@ -175,7 +178,10 @@ export const makeBrowserTool = (client: ControlClient, readFile: (path: string) 
           )
         case "close":
           return p.targetId !== undefined
-            ? Effect.map(client.tabs.close({ urlParams: q, path: { targetId: p.targetId } }), (r) => textResult(jsonText(r)))
+            ? client.tabs.close({ urlParams: q, path: { targetId: p.targetId } }).pipe(
+              Effect.zip(Effect.option(client.tabs.list({ urlParams: q }))),
+              Effect.map(([r, left]) => textResult(`closed tab ${r.targetId}${leftAfterClose(Option.getOrUndefined(left)?.tabs)}`))
+            )
             : Effect.map(client.act.act({ urlParams: q, payload: { kind: "close" } }), (r) => textResult(`closed tab ${r.targetId}${leftAfterClose(r.tabs)}`))
         case "snapshot":
           return Effect.map(
