@@ -441,7 +441,10 @@ describe("evaluate", () => {
         .toEqual({ a: [1, "x", null] })
       expect(yield* act((a) => a.evaluate(page, "(el) => el.id", css("#covered", "e12")))).toBe("covered")
       expect(yield* act((a) => a.evaluate(page, "() => document.querySelector('#covered')"))).toBe("<button#covered>")
-      expect(yield* act((a) => a.evaluate(page, "undefined"))).toBe(null)
+      // undefined stays undefined (the answer then has no result); null is the function's own.
+      expect(yield* act((a) => a.evaluate(page, "undefined"))).toBe(undefined)
+      expect(yield* act((a) => a.evaluate(page, "() => { document.title }"))).toBe(undefined)
+      expect(yield* act((a) => a.evaluate(page, "() => null"))).toBe(null)
       const inner = yield* act((a) =>
         a.evaluate(page, "(el) => el.textContent", target(page.frameLocator("iframe").getByRole("button"), "f1e2", "button"))
       )

@@ -115,7 +115,9 @@ describe("automation through the gateway", () => {
     const oldDel = refOf(first, /button "Delete"/)
     const again = (await gw.svc("browser", "snapshot")).stdout
     expect(refOf(again, /button "Delete"/)).toBe(oldDel)
-    await gw.svc("browser", "evaluate", "--fn", "() => { document.getElementById('del').textContent = 'Remove' }")
+    const renamed = await gw.svc("browser", "evaluate", "--fn", "() => { document.getElementById('del').textContent = 'Remove' }")
+    // A function that returns nothing prints `undefined`; under --json the answer has no result.
+    expect(renamed.stdout.trim()).toBe("undefined")
     const changed = (await gw.svc("browser", "snapshot")).stdout
     expect(refOf(changed, /button "Remove"/)).not.toBe(oldDel)
     const superseded = await gw.svc("browser", "click", oldDel, "--timeout", "20000")

@@ -222,6 +222,9 @@ describe("svc mcp with no gateway running", () => {
 
     const status = await session.call("browser_evaluate", { function: "() => document.querySelector('#status').textContent" })
     expect(textOf(status)).toBe('"clicked 2"')
+    // A function that returns nothing says so, apart from one that returns null.
+    expect(textOf(await session.call("browser_evaluate", { function: "() => { window.n = window.n }" }))).toBe("undefined")
+    expect(textOf(await session.call("browser_evaluate", { function: "() => null" }))).toBe("null")
     // A function given the element by ref reads it as the page made it (svc's pin on it while it acts is off).
     const html = await session.call("browser_evaluate", { function: "(el) => el.outerHTML", ref })
     expect(JSON.parse(textOf(html))).toBe(`<button onclick="document.getElementById('status').textContent = 'clicked ' + (++window.n)">Increment counter</button>`)

@@ -76,6 +76,7 @@ export const actText = (r: ActResult, what: string): string => {
   const lines = [`${what}: done (tab ${r.targetId}, ${r.url})`]
   if (r.title !== undefined) lines.push(`page: ${JSON.stringify(r.title)}${r.status !== undefined ? `, HTTP ${r.status}` : ""}`)
   if (r.result !== undefined) lines.push(`result: ${JSON.stringify(r.result)}`)
+  else if (r.kind === "evaluate") lines.push("result: undefined")
   lines.push(...(r.dialogs ?? []).map(dialogLine))
   for (const t of r.newTabs ?? []) lines.push(`new tab: ${t.targetId} ${t.url}`)
   lines.push(...(r.downloads ?? []).map(downloadLine))

@@ -497,7 +497,8 @@ const makeActions = () => {
           if (out.error !== undefined) {
             return `[the result cannot be shown as JSON: ${out.error}]`
           }
-          if (out.json === undefined) return null
+          // undefined has no JSON: the answer leaves `result` out (null is a function's own null).
+          if (out.json === undefined) return undefined
           if (out.total > EVALUATE_RESULT_LIMIT) {
             return `${out.json}… [truncated: ${EVALUATE_RESULT_LIMIT} of ${out.total} characters of JSON shown; ` +
               "return less, e.g. a count or a slice]"

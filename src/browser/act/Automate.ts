@@ -494,7 +494,9 @@ export class Automate extends Effect.Service<Automate>()("svc/Automate", {
           targetId: target.targetId,
           url: page.url(),
           ...(moved !== undefined ? { title: moved.title, ...(moved.status !== undefined ? { status: moved.status } : {}) } : {}),
-          ...(request.kind === "evaluate" || request.kind === "text" || request.kind === "value" || request.kind === "scroll"
+          ...(request.kind === "evaluate"
+            ? (result !== undefined ? { result } : {})
+            : request.kind === "text" || request.kind === "value" || request.kind === "scroll"
             ? { result: result ?? null }
             : {}),
           ...others,

@@ -445,7 +445,7 @@ const evaluate = Command.make(
           ...Option.match(args.ref, { onNone: () => ({}), onSome: (ref) => ({ ref }) }),
           ...withTimeout(args.timeout)
         },
-        (_url, result) => JSON.stringify(result ?? null, null, 2)
+        (_url, result) => (result === undefined ? "undefined" : JSON.stringify(result, null, 2))
       )
     })
 ).pipe(Command.withDescription("run a JS function in the page and print its JSON result"))
