@@ -6,7 +6,7 @@ import { NavigationBlocked } from "../../domain/errors.js"
 import { isLocalHostname } from "../../platform/loopback.js"
 import { BrowserManager } from "../launch/BrowserManager.js"
 import { interfaceAddresses } from "./addresses.js"
-import { checkUrl, type Decision, type PolicySettings } from "./checkUrl.js"
+import { checkUrl, type Decision, effectivePort, type PolicySettings } from "./checkUrl.js"
 import { type HostPattern, parseHostPattern } from "./hostPattern.js"
 
 // The navigation policy as a service: its settings read from svc.json (browser.allowedDomains,
@@ -40,13 +40,11 @@ const patterns = (list: ReadonlyArray<string> | undefined): ReadonlyArray<HostPa
     return p._tag === "Right" ? [p.right] : [] // svc.json was validated when it was loaded
   })
 
-/** The port of a DevTools endpoint on this machine; undefined for one elsewhere. */
+/** The port of a DevTools endpoint on this machine (the policy's reading of a URL's port); undefined for one elsewhere. */
 const loopbackPort = (url: string): number | undefined => {
   try {
     const u = new URL(url)
-    if (!isLocalHostname(u.hostname)) return undefined
-    const port = Number(u.port)
-    return Number.isInteger(port) && port > 0 ? port : undefined
+    return isLocalHostname(u.hostname) ? effectivePort(u) : undefined
   } catch {
     return undefined
   }

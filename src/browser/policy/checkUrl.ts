@@ -74,7 +74,8 @@ const schemeDecision = (url: URL, raw: string, s: PolicySettings): Decision | un
   }
 }
 
-const effectivePort = (url: URL): number =>
+/** The port a URL reaches: its own, else its scheme's default. */
+export const effectivePort = (url: URL): number =>
   url.port !== "" ? Number(url.port) : url.protocol === "https:" || url.protocol === "wss:" ? 443 : 80
 
 /** The policy's answer for one URL (as the browser or the URL parser wrote it). */
