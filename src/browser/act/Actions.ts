@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import type { JSHandle, Locator, Page, Response } from "playwright-core"
+import type { Locator, Page, Response } from "playwright-core"
 import { InternalError, InvalidRequest } from "../../domain/errors.js"
 import { timed } from "../../platform/serverTiming.js"
 import { imageSize, type ImageType } from "../cdp/png.js"
@@ -8,16 +8,7 @@ import { bounded, call, run, timeoutError } from "./budgets.js"
 import { errorParts, type PlaywrightFailure } from "./failures.js"
 import { becameDownload } from "../pages/promises.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"
-import {
-  drawOutline,
-  type ElementBox,
-  runAgentCode,
-  runAgentCodeOnPage,
-  selectOptions,
-  serialiseForAgent,
-  tagName,
-  waitCondition
-} from "./inPage.js"
+import { type AgentCode, drawOutline, type ElementBox, runAgentCode, selectOptions, tagName, waitCondition } from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
@@ -478,22 +469,21 @@ const makeActions = () => {
       return yield* run({ action: "evaluate", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_EVALUATE_TIMEOUT_MS }, (steps) =>
         Effect.gen(function*() {
           yield* runaway.arm(page)
-          let result: JSHandle
+          const code: AgentCode = { source: fn, unmark: GUARD_ATTRIBUTE, limit: EVALUATE_RESULT_LIMIT }
+          // One call runs the code and answers its result as capped JSON text (serialising runs the page's own
+          // toJSON methods and getters, which can loop too: the same runaway guard covers both).
+          let out: { json?: string; total: number; error?: string }
           if (target !== undefined) {
-            const element = yield* steps.idempotent((timeout) => target.locator.elementHandle({ timeout }))
-            result = yield* steps.once((timeout) =>
-              bounded(element.evaluateHandle(runAgentCode, { source: fn, unmark: GUARD_ATTRIBUTE }), timeout, "elementHandle.evaluate")
-                .finally(() => element.dispose().catch(() => undefined)), script(page))
+            const element = yield* steps.idempotent((timeout) => target.locator.elementHandle({ timeout })).pipe(timed("element"))
+            out = yield* steps.once((timeout) =>
+              // The handle is let go without waiting for the browser to say so.
+              bounded(element.evaluate(runAgentCode, code), timeout, "elementHandle.evaluate")
+                .finally(() => void element.dispose().catch(() => undefined)), script(page)).pipe(timed("run"))
           } else {
-            result = yield* steps.once(
-              (timeout) => bounded(page.evaluateHandle(runAgentCodeOnPage, fn), timeout, "page.evaluate"),
-              script(page)
+            out = yield* steps.once((timeout) => bounded(page.evaluate(runAgentCode, code), timeout, "page.evaluate"), script(page)).pipe(
+              timed("run")
             )
           }
-          // Serialising runs the page's own toJSON methods and getters, which can loop too.
-          const out = yield* steps.once((timeout) =>
-            bounded(result.evaluate(serialiseForAgent, EVALUATE_RESULT_LIMIT), timeout, "page.evaluate")
-              .finally(() => result.dispose().catch(() => undefined)), script(page))
           if (out.error !== undefined) {
             return `[the result cannot be shown as JSON: ${out.error}]`
           }

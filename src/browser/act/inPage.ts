@@ -1,33 +1,37 @@
 // Code that runs in the page. Each function is self-contained: playwright sends its source text.
 
-/**
- * The result of the agent's code, boxed: the browser sends a primitive (a 50 MB string) back whole with its
- * handle, an object stays in the page. serialiseForAgent opens the box there and sends a capped text.
- */
-export interface AgentResultBox {
-  readonly value: unknown
+/** What the agent's code is run with: its source, svc's pin to take off the element first, the cap on the answer. */
+export interface AgentCode {
+  readonly source: string
+  readonly unmark: string
+  readonly limit: number
 }
 
 /**
- * Runs the agent's source: an expression, or a function (called with the element when there is a ref). The
- * element may carry svc's pin (`unmark`, the attribute refIdentity.ts sets while an action by ref runs): it is
- * taken off first, so the agent's code reads the element (its outerHTML, its attributes) as the page made it.
+ * The agent's code, run and its result told, in one call: its JSON text cut to `limit` characters (`total`:
+ * the whole text's length), where DOM nodes, functions and cycles become strings; `error` when the result
+ * has no JSON (a getter or toJSON of the page's threw); neither for undefined. The result stays in the page
+ * until cut: a 50 MB string is not sent whole.
+ *
+ * The source is an expression, or a function (called with the element when there is a ref). The element
+ * may carry svc's pin (`unmark`, the attribute refIdentity.ts sets while an action by ref runs): it is taken
+ * off first, so the agent's code reads the element (its outerHTML, its attributes) as the page made it.
+ * Called as `(element, code)` on an element and `(code)` on the page.
  */
-export const runAgentCode = async (element: unknown, arg: { readonly source: string; readonly unmark: string }): Promise<AgentResultBox> => {
-  ;(element as { removeAttribute?: (name: string) => void }).removeAttribute?.(arg.unmark)
-  const value: unknown = (0, eval)(arg.source)
-  return { value: typeof value === "function" ? await (value as (el: unknown) => unknown)(element) : await value }
-}
-
-/** The same without an element. */
-export const runAgentCodeOnPage = async (source: string): Promise<AgentResultBox> => {
-  const value: unknown = (0, eval)(source)
-  return { value: typeof value === "function" ? await (value as () => unknown)() : await value }
-}
-
-/** JSON text of any page value, cut to `limit` characters; DOM nodes, functions and cycles become strings. */
-export const serialiseForAgent = (box: AgentResultBox, limit: number): { json?: string; total: number; error?: string } => {
-  const value = box.value
+export const runAgentCode = async (
+  first: unknown,
+  second?: AgentCode
+): Promise<{ json?: string; total: number; error?: string }> => {
+  const onElement = second !== undefined
+  const code = (onElement ? second : first) as AgentCode
+  const element = onElement ? first : undefined
+  if (onElement) (element as { removeAttribute?: (name: string) => void }).removeAttribute?.(code.unmark)
+  const made: unknown = (0, eval)(code.source)
+  const value: unknown = typeof made !== "function"
+    ? await made
+    : onElement
+    ? await (made as (el: unknown) => unknown)(element)
+    : await (made as () => unknown)()
   const seen = new WeakSet<object>()
   let json: string | undefined
   try {
@@ -58,7 +62,7 @@ export const serialiseForAgent = (box: AgentResultBox, limit: number): { json?: 
     return { total: 0, error: String(e) }
   }
   if (json === undefined) return { total: 0 }
-  return { json: json.length > limit ? json.slice(0, limit) : json, total: json.length }
+  return { json: json.length > code.limit ? json.slice(0, code.limit) : json, total: json.length }
 }
 
 /** Where an element is in the viewport, in CSS pixels. */
