@@ -4,7 +4,8 @@
 //    page (the gateway, the browser and the MCP handshake included);
 //  - snapshot of the form page: browser_snapshot vs page.ariaSnapshot({ mode: "ai" });
 //  - click by ref: browser_click vs locator.click() of the same button;
-//  - screenshot: browser_take_screenshot (the PNG inline) vs page.screenshot().
+//  - screenshot: browser_take_screenshot (the PNG inline) vs page.screenshot();
+//  - evaluate: browser_evaluate of a function reading the title vs page.evaluate() of the same function.
 // Wall time around one tools/call round trip, as an agent's MCP client sees it.
 //
 // `node test/bench/mcp.mjs [runs]` runs only this (build first); run.mjs calls measureMcp.
@@ -86,7 +87,8 @@ export async function measureMcp({ runs = 10 } = {}) {
 
     const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
     const api = (method, p, body) => controlCall(port + 2, token, method, p, body)
-    const steps = { snapshot: [[], [], []], click: [[], [], []], screenshot: [[], [], []] }
+    const steps = { snapshot: [[], [], []], click: [[], [], []], screenshot: [[], [], []], evaluate: [[], [], []] }
+    const TITLE = "() => document.title"
     let chars = 0
     let clicks = 0
     for (let i = 0; i < runs + 2; i++) {
@@ -105,8 +107,12 @@ export async function measureMcp({ runs = 10 } = {}) {
       const [ms, shot] = await timed(() => call("browser_take_screenshot"))
       const [as] = await timed(() => api("POST", "/screenshot", {}))
       if (!shot.content.some((c) => c.type === "image")) throw new Error("browser_take_screenshot answered no image")
+      const [de] = await timed(() => direct.evaluate(() => document.title))
+      const [me, title] = await timed(() => call("browser_evaluate", { function: TITLE }))
+      const [ae] = await timed(() => api("POST", "/act", { kind: "evaluate", fn: TITLE }))
+      if (text(title) !== JSON.stringify("Form")) throw new Error(`browser_evaluate read ${text(title)} for the title`)
       if (i < 2) continue
-      for (const [step, x, y, z] of [["snapshot", m, d, a], ["click", mc, dc, ac], ["screenshot", ms, ds, as]]) {
+      for (const [step, x, y, z] of [["snapshot", m, d, a], ["click", mc, dc, ac], ["screenshot", ms, ds, as], ["evaluate", me, de, ae]]) {
         steps[step][0].push(x)
         steps[step][1].push(y)
         steps[step][2].push(z)
@@ -136,8 +142,13 @@ export async function measureMcp({ runs = 10 } = {}) {
 
 export const printMcp = (r) => {
   console.log(`MCP cold start (spawn \`svc mcp\`, no gateway running, to the form page loaded): ${r.coldStartMs} ms`)
-  const names = { snapshot: `snapshot of the form page (${r.snapshot.chars} chars)`, click: "click by ref", screenshot: "screenshot" }
-  for (const step of ["snapshot", "click", "screenshot"]) {
+  const names = {
+    snapshot: `snapshot of the form page (${r.snapshot.chars} chars)`,
+    click: "click by ref",
+    screenshot: "screenshot",
+    evaluate: "evaluate (the title)"
+  }
+  for (const step of ["snapshot", "click", "screenshot", "evaluate"]) {
     const s = r[step]
     console.log(
       `MCP ${names[step]} (median of ${r.runs}): svc mcp ${s.mcpMs} ms; playwright-core directly ${s.directMs} ms; ratio ${s.ratio}x (+${s.plusMs} ms); the control API alone ${s.apiMs} ms`
