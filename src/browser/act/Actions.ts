@@ -8,7 +8,16 @@ import { bounded, call, run, timeoutError } from "./budgets.js"
 import { errorParts, type PlaywrightFailure } from "./failures.js"
 import { becameDownload } from "../pages/promises.js"
 import { checkViewport, normaliseKey, normaliseNavigationUrl, urlMatcher } from "./inputs.js"
-import { type AgentCode, drawOutline, type ElementBox, runAgentCode, selectOptions, tagName, waitCondition } from "./inPage.js"
+import {
+  type AgentAnswer,
+  type AgentCode,
+  drawOutline,
+  type ElementBox,
+  runAgentCode,
+  selectOptions,
+  tagName,
+  waitCondition
+} from "./inPage.js"
 import type { DescribeContext } from "./messages.js"
 import { makeMoreActions } from "./moreActions.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
@@ -471,9 +480,17 @@ const makeActions = () => {
           yield* runaway.arm(page)
           const code: AgentCode = { source: fn, unmark: GUARD_ATTRIBUTE, limit: EVALUATE_RESULT_LIMIT }
           // One call runs the code and answers its result as capped JSON text (serialising runs the page's own
-          // toJSON methods and getters, which can loop too: the same runaway guard covers both).
-          let out: { json?: string; total: number; error?: string }
-          if (target !== undefined) {
+          // toJSON methods and getters, which can loop too: the same runaway guard covers both). An element the
+          // ref's check marked is found by its mark in that same call; should the mark be gone (nothing ran
+          // then), the element is looked for as for any ref.
+          const onMarked = target?.marked === undefined ? undefined : yield* steps.once((timeout) =>
+            bounded(page.evaluate(runAgentCode, { ...code, marked: target.marked }), timeout, "page.evaluate"), script(page)).pipe(
+              timed("run")
+            )
+          let out: AgentAnswer
+          if (onMarked !== undefined && onMarked.missing !== true) {
+            out = onMarked
+          } else if (target !== undefined) {
             const element = yield* steps.idempotent((timeout) => target.locator.elementHandle({ timeout })).pipe(timed("element"))
             out = yield* steps.once((timeout) =>
               // The handle is let go without waiting for the browser to say so.

@@ -88,13 +88,19 @@ export interface ResolvedRef {
   readonly inLookup?: boolean
   /** A plain click without the library's waits, where the check allows one (see ActionTarget). */
   readonly quickClick?: Effect.Effect<"clicked" | "declined", BrowserUnavailable> | undefined
+  /** The element is checked and marked already (see ActionTarget): the selector of its mark in the top document. */
+  readonly marked?: string | undefined
 }
 
-/** What a fast check of a ref gives: the locator, whether the check is still to run in its lookup, and a quick click. */
+/**
+ * What a fast check of a ref gives: the locator, whether the check is still to run in its lookup, a quick
+ * click, and the mark's selector once the check has run.
+ */
 interface QuickCheck {
   readonly locator: Locator
   readonly inLookup: boolean
   readonly quickClick: Effect.Effect<"clicked" | "declined", BrowserUnavailable>
+  readonly marked?: string
 }
 
 export { FRESH_SNAPSHOT_HINT, type ParsedRef, parseRef } from "./refParse.js"
@@ -357,7 +363,11 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         Effect.flatMap((r) =>
           r === undefined || r.guard === undefined
             ? Effect.succeed(undefined)
-            : Effect.as(kept(state)(r), { locator: page.locator(markedSelector(r.guard.key)), quickClick: quick(page, ref, undefined, r.guard.key) }))
+            : Effect.as(kept(state)(r), {
+              locator: page.locator(markedSelector(r.guard.key)),
+              quickClick: quick(page, ref, undefined, r.guard.key),
+              marked: markedSelector(r.guard.key)
+            }))
       )
 
     /** The quick click of a checked element (quickClick.ts): `check` still to run, or done and marked under `guardKey`. */
@@ -415,7 +425,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
         const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
-        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick }
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick, marked: quick.marked }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -459,7 +469,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
           const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
-          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick }
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickClick: quick.quickClick, marked: quick.marked }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

@@ -5,6 +5,16 @@ export interface AgentCode {
   readonly source: string
   readonly unmark: string
   readonly limit: number
+  /** Run on the page: the element is the top document's under this selector (the mark of a checked ref). */
+  readonly marked?: string | undefined
+}
+
+/** The agent's result as capped JSON text (see runAgentCode); `missing`: the marked element was not there, nothing ran. */
+export interface AgentAnswer {
+  readonly json?: string
+  readonly total: number
+  readonly error?: string
+  readonly missing?: true
 }
 
 /**
@@ -16,15 +26,15 @@ export interface AgentCode {
  * The source is an expression, or a function (called with the element when there is a ref). The element
  * may carry svc's pin (`unmark`, the attribute refIdentity.ts sets while an action by ref runs): it is taken
  * off first, so the agent's code reads the element (its outerHTML, its attributes) as the page made it.
- * Called as `(element, code)` on an element and `(code)` on the page.
+ * Called as `(element, code)` on an element and `(code)` on the page, where `code.marked` names the element
+ * by its mark instead (one call less than finding it first); when no element has that mark, nothing runs.
  */
-export const runAgentCode = async (
-  first: unknown,
-  second?: AgentCode
-): Promise<{ json?: string; total: number; error?: string }> => {
-  const onElement = second !== undefined
-  const code = (onElement ? second : first) as AgentCode
-  const element = onElement ? first : undefined
+export const runAgentCode = async (first: unknown, second?: AgentCode): Promise<AgentAnswer> => {
+  const code = (second ?? first) as AgentCode
+  const doc = (globalThis as { document?: { querySelector(selector: string): unknown } }).document
+  const element = second !== undefined ? first : code.marked !== undefined ? doc?.querySelector(code.marked) ?? undefined : undefined
+  if (code.marked !== undefined && element === undefined) return { total: 0, missing: true }
+  const onElement = element !== undefined
   if (onElement) (element as { removeAttribute?: (name: string) => void }).removeAttribute?.(code.unmark)
   const made: unknown = (0, eval)(code.source)
   const value: unknown = typeof made !== "function"

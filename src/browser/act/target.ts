@@ -16,4 +16,10 @@ export interface ActionTarget {
    * "declined" when it did nothing, and the library is to click.
    */
   readonly quickClick?: Effect.Effect<"clicked" | "declined", BrowserUnavailable> | undefined
+  /**
+   * The selector of the mark the ref's one-call check put on the element, in the top document (refChecks.ts):
+   * code to run on the element can find it there in the same call. Undefined where the check runs in the
+   * lookup, or the ref was found another way.
+   */
+  readonly marked?: string | undefined
 }
