@@ -5,7 +5,9 @@
 //  - snapshot of the form page: browser_snapshot vs page.ariaSnapshot({ mode: "ai" });
 //  - click by ref: browser_click vs locator.click() of the same button;
 //  - screenshot: browser_take_screenshot (the PNG inline) vs page.screenshot();
-//  - evaluate: browser_evaluate of a function reading the title vs page.evaluate() of the same function.
+//  - evaluate: browser_evaluate of a function reading the title vs page.evaluate() of the same function;
+//  - evaluate by ref: browser_evaluate of a function reading the button's text, given the button's ref, vs
+//    locator.evaluate() of the same function on the same button.
 // Wall time around one tools/call round trip, as an agent's MCP client sees it.
 //
 // `node test/bench/mcp.mjs [runs]` runs only this (build first); run.mjs calls measureMcp.
@@ -87,7 +89,7 @@ export async function measureMcp({ runs = 10 } = {}) {
 
     const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
     const api = (method, p, body) => controlCall(port + 2, token, method, p, body)
-    const steps = { snapshot: [[], [], []], click: [[], [], []], screenshot: [[], [], []], evaluate: [[], [], []] }
+    const steps = Object.fromEntries(["snapshot", "click", "screenshot", "evaluate", "evaluateRef"].map((s) => [s, [[], [], []]]))
     const TITLE = "() => document.title"
     let chars = 0
     let clicks = 0
@@ -111,8 +113,19 @@ export async function measureMcp({ runs = 10 } = {}) {
       const [me, title] = await timed(() => call("browser_evaluate", { function: TITLE }))
       const [ae] = await timed(() => api("POST", "/act", { kind: "evaluate", fn: TITLE }))
       if (text(title) !== JSON.stringify("Form")) throw new Error(`browser_evaluate read ${text(title)} for the title`)
+      const [dr] = await timed(() => button.evaluate((el) => el.textContent))
+      const [mr, label] = await timed(() => call("browser_evaluate", { function: "(el) => el.textContent", ref }))
+      const [ar] = await timed(() => api("POST", "/act", { kind: "evaluate", fn: "(el) => el.textContent", ref }))
+      if (text(label) !== JSON.stringify("Increment counter")) throw new Error(`browser_evaluate by ref read ${text(label)}`)
       if (i < 2) continue
-      for (const [step, x, y, z] of [["snapshot", m, d, a], ["click", mc, dc, ac], ["screenshot", ms, ds, as], ["evaluate", me, de, ae]]) {
+      const measured = [
+        ["snapshot", m, d, a],
+        ["click", mc, dc, ac],
+        ["screenshot", ms, ds, as],
+        ["evaluate", me, de, ae],
+        ["evaluateRef", mr, dr, ar]
+      ]
+      for (const [step, x, y, z] of measured) {
         steps[step][0].push(x)
         steps[step][1].push(y)
         steps[step][2].push(z)
@@ -146,9 +159,10 @@ export const printMcp = (r) => {
     snapshot: `snapshot of the form page (${r.snapshot.chars} chars)`,
     click: "click by ref",
     screenshot: "screenshot",
-    evaluate: "evaluate (the title)"
+    evaluate: "evaluate (the title)",
+    evaluateRef: "evaluate by ref (the button's text)"
   }
-  for (const step of ["snapshot", "click", "screenshot", "evaluate"]) {
+  for (const step of ["snapshot", "click", "screenshot", "evaluate", "evaluateRef"]) {
     const s = r[step]
     console.log(
       `MCP ${names[step]} (median of ${r.runs}): svc mcp ${s.mcpMs} ms; playwright-core directly ${s.directMs} ms; ratio ${s.ratio}x (+${s.plusMs} ms); the control API alone ${s.apiMs} ms`
