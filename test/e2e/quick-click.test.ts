@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freeCdpPort, type Gateway, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
+import { freeCdpPort, type Gateway, request, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
+import { belowTheFoldPage, logger, SLIDE, slidingPage } from "../support/pointerPages.js"
 import { refOf } from "../support/refs.js"
 
-// A click by ref that goes without the library's waits (act/quickClick.ts) must still be a user's click, and
+// A click by ref that goes without the library's waits (act/quickPointer.ts) must still be a user's click, and
 // must still never land on anything but the element the snapshot showed, through the real path
 // (bin/svc → gateway → Chromium): the events a user's click makes, in order; a cover that appears the moment
 // the pointer arrives gets none of them; a button that is sliding when the click comes is clicked where it
@@ -11,7 +12,6 @@ import { refOf } from "../support/refs.js"
 const POINTER_EVENTS = ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove",
   "pointerdown", "mousedown", "pointerup", "mouseup", "click"]
 
-const logger = `<script>window.log = []</script>`
 
 /** Every pointer and mouse event the button gets, in order. */
 const plain = `<!doctype html><title>Plain</title>${logger}
@@ -34,16 +34,6 @@ const coveredOnArrival = `<!doctype html><title>Covered on arrival</title>${logg
   }, true)
 </script>`
 
-/**
- * A button that slides 300 px to the right over 400 ms once the test starts it (an animation: nothing in the
- * DOM changes), then stays there; another button sits where it slides past.
- */
-const sliding = `<!doctype html><title>Sliding</title>${logger}
-<button id="b" style="margin:40px" onclick="window.log.push('button')">Move</button>
-<button id="other" style="position:absolute;left:200px;top:40px" onclick="window.log.push('other')">Other</button>`
-const SLIDE = "() => { document.getElementById('b').animate([{ transform: 'translateX(0)' }, { transform: 'translateX(300px)' }], " +
-  "{ duration: 400, fill: 'forwards' }) }"
-
 describe("a click by ref is a user's click on the element the snapshot showed", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
@@ -52,7 +42,12 @@ describe("a click by ref is a user's click on the element the snapshot showed", 
     JSON.parse(await svcOk("browser", "evaluate", "--fn", "() => window.log", "--json")).result
 
   beforeAll(async () => {
-    pages = await servePages({ "/plain": plain, "/covered": coveredOnArrival, "/sliding": sliding })
+    pages = await servePages({
+      "/plain": plain,
+      "/covered": coveredOnArrival,
+      "/sliding": slidingPage("onclick"),
+      "/below": belowTheFoldPage("onclick")
+    })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/plain"))
   }, 60_000)
@@ -87,6 +82,20 @@ describe("a click by ref is a user's click on the element the snapshot showed", 
       await svcOk("browser", "evaluate", "--fn", SLIDE)
       await svcOk("browser", "click", ref)
       expect(await log()).toEqual(["button"])
+    }
+  }, 60_000)
+
+  it("a button below the fold is scrolled to and clicked once, whatever the page does as it scrolls", async () => {
+    for (let i = 0; i < 2; i++) {
+      await svcOk("browser", "navigate", pages.url("/below"))
+      const ref = refOf(await svcOk("browser", "snapshot"), /button "Far"/)
+      const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind: "click", ref })
+      expect(r.status, r.body).toBe(200)
+      // Without the library's waits (act/quickPointer.ts): it never had to click the usual way.
+      expect(String(r.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
+      expect(String(r.headers["server-timing"])).not.toMatch(/library;dur=/)
+      expect((await log()).filter((e) => e !== "header")).toEqual(["button"])
+      expect(await svcOk("browser", "evaluate", "--fn", "() => scrollY > 1000", "--json")).toMatch(/"result":\s*true/)
     }
   }, 60_000)
 })

@@ -140,7 +140,7 @@ describe("one-call ref checks", () => {
     for (let i = 0; i < 3; i++) {
       const r = await request(gw.controlPort, "POST", "/act", auth, { kind: "click", ref: go })
       expect(r.status, r.body).toBe(200)
-      // The click went the quick way (act/quickClick.ts), which needs the element's identity.
+      // The click went the quick way (act/quickPointer.ts), which needs the element's identity.
       expect(String(r.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
     }
     expect(await log()).toEqual(["go", "go", "go"])

@@ -1,6 +1,5 @@
-import type { Effect } from "effect"
 import type { Locator } from "playwright-core"
-import type { BrowserUnavailable } from "../../domain/errors.js"
+import type { QuickPointer } from "./quickPointer.js"
 
 // What every action acts on: a ref from a snapshot, already resolved by the Refs module.
 
@@ -12,10 +11,10 @@ export interface ActionTarget {
   /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
   readonly ref: string
   /**
-   * A plain left click without the library's waits, where the ref's check allows one (quickClick.ts):
-   * "declined" when it did nothing, and the library is to click.
+   * A plain left click or a hover without the library's waits, where the ref's check allows one
+   * (quickPointer.ts): "declined" when it did nothing, and the library is to act.
    */
-  readonly quickClick?: Effect.Effect<"clicked" | "declined", BrowserUnavailable> | undefined
+  readonly quickPointer?: QuickPointer | undefined
   /**
    * The selector of the mark the ref's one-call check put on the element, in the top document (refChecks.ts):
    * code to run on the element can find it there in the same call. Undefined where the check runs in the

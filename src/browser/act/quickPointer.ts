@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { BrowserUnavailable } from "../../domain/errors.js"
 import type { Page } from "playwright-core"
 import { isTimeout, withTimeout } from "../pages/promises.js"
 import { sendOnPage } from "../pages/pageSession.js"
@@ -6,18 +7,25 @@ import type { CheckArgs } from "./refChecks.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
-// A plain click on a checked ref without the library's waits (about 5 ms where the library's click takes
-// 30-40: it waits a frame or two for the element to be still, then makes a round trip per step). Only when
-// the click is plainly safe, decided in one call in the library's utility world, in the same page task that
-// checks the ref (refChecks.ts): the element is visible, enabled, not animating (nor any ancestor), its
-// centre is in the viewport, and the element is what the page has at that point. In that same task a hit
-// check is put on the page: when the click's first event would reach any other element (the page moved or
-// rebuilt something between the check and the events), it and the rest of the click are stopped before
-// the page sees them. The three mouse events then go in one burst over svc's own session. Anything else (a
-// hidden, disabled, covered, animating or off-screen element; a select, an option, a file input; events
-// stopped) declines, and the library clicks the usual way, with its waits; a page that does not answer
-// within RESOLVE_MS is reported busy, as a ref check is.
+// A plain click, or a hover, on a checked ref without the library's waits (a click about 5 ms where the
+// library's takes 30-40, a hover about 5 where the library's takes 40-50: it waits a frame or two for the
+// element to be still, then makes a round trip per step). Only when the gesture is plainly safe, decided in
+// one call in the library's utility world, in the same page task that checks the ref (refChecks.ts): the
+// element is visible, not animating (nor any ancestor), its centre is in the viewport, and the element is
+// what the page has at that point; for a click, also enabled and not a select, an option or a file input.
+// In that same task a hit check is put on the page: when the gesture's first event would reach any other
+// element (the page moved or rebuilt something between the check and the events), it and the rest of the
+// gesture's events are stopped before the page's own listeners see them (a hover still moves the pointer
+// there: the browser's hover styles cannot be stopped). The mouse events then go in one burst over svc's own
+// session. Anything else (a hidden, covered, animating or off-screen element; a click on a disabled element
+// or one of those kinds; events stopped) declines, and the library acts the usual way, with its waits; a
+// page that does not answer within RESOLVE_MS is reported busy, as a ref check is.
 
+/** The gestures that can go the quick way. */
+export type PointerGesture = "click" | "hover"
+
+/** The quick way of a gesture on a checked ref: "declined" when it did nothing, and the library is to act. */
+export type QuickPointer = (gesture: PointerGesture) => Effect.Effect<"done" | "declined", BrowserUnavailable>
 
 /** Where the events should go; or why the quick way declines. */
 type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string }
@@ -30,7 +38,8 @@ interface HitReport {
   readonly stopped: boolean
 }
 
-export interface QuickClickArgs {
+export interface QuickPointerArgs {
+  readonly gesture: PointerGesture
   /** The ref check's state key (refChecks.ts). */
   readonly stateKey: string
   /** The check to run first, when the element was not checked yet (the check as the action's lookup). */
@@ -42,7 +51,7 @@ export interface QuickClickArgs {
 }
 
 /** In the utility world (self-contained: its source is sent): the check above, and the hit check put on. */
-export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
+export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
   interface El {
     readonly localName: string
     readonly type?: string
@@ -52,6 +61,7 @@ export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
     matches(selector: string): boolean
     closest(selector: string): unknown
     contains(other: unknown): boolean
+    scrollIntoView(options: object): void
     getClientRects(): ArrayLike<{ readonly left: number; readonly top: number; readonly width: number; readonly height: number }>
   }
   const g = globalThis as unknown as Record<string, unknown> & {
@@ -76,21 +86,36 @@ export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
   }
   const el = g.document.querySelector(`[${arg.attribute}="${arg.guardKey}"]`)
   if (el === null) return { why: "gone" }
+  const click = arg.gesture === "click"
   const kind = el.localName
-  if (kind === "select" || kind === "option" || (kind === "input" && String(el.type).toLowerCase() === "file")) return { why: "kind" }
+  if (click && (kind === "select" || kind === "option" || (kind === "input" && String(el.type).toLowerCase() === "file"))) {
+    return { why: "kind" }
+  }
   if (!el.checkVisibility({ visibilityProperty: true })) return { why: "hidden" }
-  if (el.matches(":disabled") || el.closest("[aria-disabled=true]") !== null) return { why: "disabled" }
+  // The library hovers a disabled element (a user can point at one: its tooltip says why it is disabled).
+  if (click && (el.matches(":disabled") || el.closest("[aria-disabled=true]") !== null)) return { why: "disabled" }
   for (const a of g.document.getAnimations()) {
     const target = a.effect?.target
     if (a.playState === "running" && target !== undefined && target !== null && target.contains(el)) return { why: "animating" }
   }
   const vv = g.visualViewport
   if (vv !== null && (vv.scale !== 1 || vv.offsetLeft !== 0 || vv.offsetTop !== 0)) return { why: "zoomed" }
-  const box = Array.from(el.getClientRects()).find((r) => r.width > 0 && r.height > 0)
-  if (box === undefined) return { why: "no box" }
-  const x = box.left + box.width / 2
-  const y = box.top + box.height / 2
-  if (x < 0 || y < 0 || x >= g.innerWidth || y >= g.innerHeight) return { why: "off screen" }
+  const centre = () => {
+    const box = Array.from(el.getClientRects()).find((r) => r.width > 0 && r.height > 0)
+    if (box === undefined) return undefined
+    const x = box.left + box.width / 2
+    const y = box.top + box.height / 2
+    return { x, y, inView: x >= 0 && y >= 0 && x < g.innerWidth && y < g.innerHeight }
+  }
+  let at = centre()
+  if (at === undefined) return { why: "no box" }
+  if (!at.inView) {
+    // Scrolled to the middle of the view at once, as the library would first (a smooth scroll is not waited for).
+    el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" })
+    at = centre()
+    if (at === undefined || !at.inView) return { why: "off screen" }
+  }
+  const { x, y } = at
   let hit = g.document.elementFromPoint(x, y)
   while (hit !== null && hit.shadowRoot !== null) {
     const inner = hit.shadowRoot.elementFromPoint(x, y)
@@ -105,14 +130,26 @@ export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
     }
   }
   if (!on) return { why: "covered" }
-  // Decided by the first of the click's events, for all of them (as the library's own hit check does): a
-  // label's click goes on to its control, which may be elsewhere, and that is still this click.
-  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+  // Decided by the first of the gesture's events, for all of them (as the library's own hit check does): a
+  // label's click goes on to its control, which may be elsewhere, and that is still this click. A hover's
+  // events are those of the pointer arriving (the ones leaving the element it was over go there, rightly).
+  const types = click
+    ? ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+    : ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
   let delivered = false
   let stopped = false
   const listener = (event: unknown) => {
-    const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
-    if (!e.isTrusted) return
+    const e = event as {
+      isTrusted: boolean
+      clientX: number
+      clientY: number
+      composedPath(): Array<unknown>
+      stopImmediatePropagation(): void
+      preventDefault(): void
+    }
+    // Only the gesture's own events, at its point: not those the browser makes where the pointer was (after a
+    // scroll or a change of layout it moves the pointer's hover there, with events), nor a page's own.
+    if (!e.isTrusted || Math.abs(e.clientX - x) > 1 || Math.abs(e.clientY - y) > 1) return
     if (!delivered && !stopped) {
       if (e.composedPath().includes(el)) delivered = true
       else stopped = true
@@ -124,6 +161,8 @@ export const prepareQuickClick = (arg: QuickClickArgs): QuickAnswer => {
   const release = (): HitReport => {
     for (const t of types) g.removeEventListener(t, listener, true)
     g.clearTimeout(timer)
+    // A pointer over the element already may get no event from a move to where it is: it is hovering there.
+    if (!click && !delivered && !stopped && el.matches(":hover")) delivered = true
     if ((g[arg.hitKey] as { release?: unknown } | undefined)?.release === release) delete g[arg.hitKey]
     return { delivered, stopped }
   }
@@ -141,23 +180,23 @@ const releaseExpression = (hitKey: string) =>
 export type InputSession = (page: Page) => Promise<Parameters<typeof sendOnPage>[0] | undefined>
 
 /**
- * The quick click of a checked ref: "clicked"; "declined" (nothing reached the page: the library clicks the
- * usual way); or "busy": the page did not answer the call within RESOLVE_MS, as a ref check that waits that
- * long (nothing was done).
+ * The quick click or hover of a checked ref: "done"; "declined" (nothing reached the page's listeners: the
+ * library acts the usual way); or "busy": the page did not answer the call within RESOLVE_MS, as a ref check
+ * that waits that long (nothing was done).
  */
-export const quickClick = (
+export const quickPointer = (
   page: Page,
-  args: Omit<QuickClickArgs, "hitKey" | "attribute">,
+  args: Omit<QuickPointerArgs, "hitKey" | "attribute">,
   utility: MainWorld,
   inputSession: InputSession
-): Effect.Effect<"clicked" | "declined" | "busy"> =>
+): Effect.Effect<"done" | "declined" | "busy"> =>
   Effect.gen(function*() {
     const own = yield* Effect.promise(() => inputSession(page).catch(() => undefined))
     if (own === undefined) return "declined" as const
     const hitKey = `__svcHit_${Math.random().toString(36).slice(2)}`
-    const full: QuickClickArgs = { ...args, hitKey, attribute: GUARD_ATTRIBUTE }
+    const full: QuickPointerArgs = { ...args, hitKey, attribute: GUARD_ATTRIBUTE }
     const release = () => utility(page, releaseExpression(hitKey)) as Promise<HitReport & { readonly gone?: boolean }> | undefined
-    const call = utility(page, `(${prepareQuickClick.toString()})(${JSON.stringify(full)})`)
+    const call = utility(page, `(${prepareQuickPointer.toString()})(${JSON.stringify(full)})`)
     if (call === undefined) return "declined" as const
     const answer = yield* Effect.promise(() =>
       withTimeout(call as Promise<QuickAnswer>, RESOLVE_MS, "the page's answer").then(
@@ -179,16 +218,20 @@ export const quickClick = (
     const sent = yield* Effect.promise(() =>
       Promise.all([
         mouse({ type: "mouseMoved", ...at }),
-        mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
-        mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
+        ...(args.gesture === "click"
+          ? [
+            mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
+            mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
+          ]
+          : [])
       ])
     )
     const report = yield* Effect.promise(() => release()?.catch(() => undefined) ?? Promise.resolve(undefined))
     if (report === undefined || report.gone === true) {
-      // The document went away under the click (a navigation it started, most likely): it was clicked if
-      // the press went out.
-      return sent[1] === true ? "clicked" as const : "declined" as const
+      // The document went away under the gesture (a navigation a click started, most likely): it was done if
+      // its last event went out.
+      return sent[sent.length - 1] === true ? "done" as const : "declined" as const
     }
-    // Stopped, or not seen at all (another of svc's checks stopped them: the library's click then says why).
-    return report.delivered ? "clicked" as const : "declined" as const
+    // Stopped, or not seen at all (another of svc's checks stopped them: the library then says why).
+    return report.delivered ? "done" as const : "declined" as const
   })

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freeCdpPort, type Gateway, request, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
+import { belowTheFoldPage, logger, SLIDE, slidingPage } from "../support/pointerPages.js"
+import { refOf } from "../support/refs.js"
+
+// A hover by ref that goes without the library's waits (act/quickPointer.ts) must still be a user's hover, on
+// the element the snapshot showed, through the real path (bin/svc → gateway → Chromium): the events of a
+// pointer arriving, in order, and the page's :hover style; a second hover where the pointer already is; a
+// disabled button (its tooltip is why one points at it); a menu that opens on hover, then clicked; a button
+// that is sliding when the hover comes is hovered where it stops, not what it slides over.
+
+const ARRIVAL_EVENTS = ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
+const CLICK_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+
+const logging = (id: string) =>
+  `<script>for (const t of ${JSON.stringify([...ARRIVAL_EVENTS, ...CLICK_EVENTS])}) ` +
+  `document.getElementById(${JSON.stringify(id)}).addEventListener(t, () => window.log.push(t))</script>`
+
+/** Every pointer and mouse event the button gets, in order (two pages: the button is elsewhere on each). */
+const plain = (margin: string) =>
+  `<!doctype html><title>Plain</title>${logger}<button id="b" style="margin:${margin}">Point</button>${logging("b")}`
+
+const disabled = `<!doctype html><title>Disabled</title>${logger}
+<button id="d" disabled title="Fill in the form first" style="margin:60px">Send</button>${logging("d")}`
+
+/** A menu whose items show only while the pointer is over it (a style, no script). */
+const menu = `<!doctype html><title>Menu</title>${logger}
+<style>#sub { display: none } #menu:hover #sub { display: block }</style>
+<nav id="menu" style="margin:30px;width:200px"><button id="top">Account</button>
+  <ul id="sub"><li><a href="#settings" onclick="window.log.push('settings')">Settings</a></li></ul>
+</nav>`
+
+describe("a hover by ref is a user's hover on the element the snapshot showed", () => {
+  let gw: Gateway
+  let pages: Awaited<ReturnType<typeof servePages>>
+  const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
+  const evaluate = async (fn: string): Promise<unknown> => JSON.parse(await svcOk("browser", "evaluate", "--fn", fn, "--json")).result
+  const log = () => evaluate("() => window.log")
+  const hovered = (selector: string) => evaluate(`() => document.querySelector(${JSON.stringify(selector)}).matches(":hover")`)
+  const hover = async (ref: string) => {
+    const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind: "hover", ref })
+    expect(r.status, r.body).toBe(200)
+    return String(r.headers["server-timing"])
+  }
+
+  beforeAll(async () => {
+    pages = await servePages({
+      "/plain": plain("40px"),
+      "/plain-low": plain("220px 0 0 300px"),
+      "/disabled": disabled,
+      "/menu": menu,
+      "/sliding": slidingPage("onmouseover"),
+      "/below": belowTheFoldPage("onmouseover")
+    })
+    gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
+    await gw.svc("browser", "open", pages.url("/plain"))
+  }, 60_000)
+  afterAll(async () => {
+    await gw?.stop()
+    await pages?.close()
+  })
+
+  it("the button gets the events of a pointer arriving, in order, once, and its :hover style; again where it is", async () => {
+    for (const [format, path] of [["ai", "/plain"], ["role", "/plain-low"]] as const) {
+      await svcOk("browser", "navigate", pages.url(path))
+      const ref = refOf(await svcOk("browser", "snapshot", "--format", format), /button "Point"/)
+      // Went the quick way (act/quickPointer.ts), never the library's.
+      const timing = await hover(ref)
+      expect(timing).toMatch(/(^|, )quick;dur=/)
+      expect(timing).not.toMatch(/library;dur=/)
+      expect(await log(), format).toEqual(ARRIVAL_EVENTS)
+      expect(await hovered("#b")).toBe(true)
+      // Hovered again where the pointer already is: still hovering (the quick way too), and never a click.
+      expect(await hover(ref)).not.toMatch(/library;dur=/)
+      expect(await hovered("#b")).toBe(true)
+      expect((await log() as Array<string>).filter((e) => CLICK_EVENTS.includes(e))).toEqual([])
+    }
+  }, 60_000)
+
+  it("a disabled button can be hovered (its tooltip is why one points at it)", async () => {
+    await svcOk("browser", "navigate", pages.url("/disabled"))
+    await svcOk("browser", "hover", refOf(await svcOk("browser", "snapshot"), /button "Send"/))
+    expect(await hovered("#d")).toBe(true)
+  }, 60_000)
+
+  it("a menu that opens on hover shows its items, which can then be clicked", async () => {
+    await svcOk("browser", "navigate", pages.url("/menu"))
+    const before = await svcOk("browser", "snapshot")
+    expect(before).not.toMatch(/Settings/)
+    await svcOk("browser", "hover", refOf(before, /button "Account"/))
+    const open = await svcOk("browser", "snapshot")
+    await svcOk("browser", "click", refOf(open, /link "Settings"/))
+    expect(await log()).toEqual(["settings"])
+  }, 60_000)
+
+  it("a button that is sliding when the hover comes is hovered where it stops, not what it slides over", async () => {
+    for (let i = 0; i < 3; i++) {
+      await svcOk("browser", "navigate", pages.url("/sliding"))
+      const ref = refOf(await svcOk("browser", "snapshot"), /button "Move"/)
+      await svcOk("browser", "evaluate", "--fn", SLIDE)
+      await svcOk("browser", "hover", ref)
+      expect(await log()).toEqual(["button"])
+      expect(await hovered("#b")).toBe(true)
+    }
+  }, 60_000)
+
+  it("a button below the fold is scrolled to and hovered, the quick way, whatever the page does as it scrolls", async () => {
+    await svcOk("browser", "navigate", pages.url("/below"))
+    const snap = await svcOk("browser", "snapshot")
+    // The pointer over the header first: the page hides it as it scrolls, and the browser moves the hover.
+    await hover(refOf(snap, /button "Top"/))
+    expect(await hover(refOf(snap, /button "Far"/))).not.toMatch(/library;dur=/)
+    expect((await log() as Array<string>).filter((e) => e !== "header")).toEqual(["button"])
+    expect(await hovered("#b")).toBe(true)
+  }, 60_000)
+})
