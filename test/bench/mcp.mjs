@@ -4,6 +4,7 @@
 //    page (the gateway, the browser and the MCP handshake included);
 //  - snapshot of the form page: browser_snapshot vs page.ariaSnapshot({ mode: "ai" });
 //  - click by ref: browser_click vs locator.click() of the same button;
+//  - hover by ref: browser_hover vs locator.hover(), each moving the pointer onto a button it is not over;
 //  - screenshot: browser_take_screenshot (the PNG inline) vs page.screenshot();
 //  - evaluate: browser_evaluate of a function reading the title vs page.evaluate() of the same function;
 //  - evaluate by ref: browser_evaluate of a function reading the button's text, given the button's ref, vs
@@ -34,7 +35,7 @@ const FORM = `<!doctype html><title>Form</title><h1>Sign-up form</h1><form onsub
 <label><input type="checkbox" name="terms"> I agree</label>
 <select name="plan"><option>Free</option><option>Pro</option></select>
 <button type="button" onclick="document.getElementById('status').textContent = 'count ' + (++window.n)">Increment counter</button>
-<button type="submit">Send</button></form><p id="status">idle</p><script>window.n = 0</script>`
+<button type="submit" onmouseover="window.sendHovers = (window.sendHovers || 0) + 1">Send</button></form><p id="status">idle</p><script>window.n = 0</script>`
 
 const servePage = async () => {
   const server = http.createServer((req, res) => res.writeHead(200, { "content-type": "text/html" }).end(FORM))
@@ -89,19 +90,28 @@ export async function measureMcp({ runs = 10 } = {}) {
 
     const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
     const api = (method, p, body) => controlCall(port + 2, token, method, p, body)
-    const steps = Object.fromEntries(["snapshot", "click", "screenshot", "evaluate", "evaluateRef"].map((s) => [s, [[], [], []]]))
+    const steps = Object.fromEntries(["snapshot", "click", "hover", "screenshot", "evaluate", "evaluateRef"].map((s) => [s, [[], [], []]]))
     const TITLE = "() => document.title"
     let chars = 0
     let clicks = 0
+  let sendHovers = 0
     for (let i = 0; i < runs + 2; i++) {
       const [d] = await timed(() => direct.ariaSnapshot({ mode: "ai" }))
       const [m, snap] = await timed(() => call("browser_snapshot"))
       chars = text(snap).length
       const ref = /button "Increment counter"[^\n]*?\[ref=([^\]\s]+)\]/.exec(text(snap))?.[1]
       if (ref === undefined) throw new Error(`no ref for the counter button in:\n${text(snap)}`)
+      const sendRef = /button "Send"[^\n]*?\[ref=([^\]\s]+)\]/.exec(text(snap))?.[1]
+      if (sendRef === undefined) throw new Error(`no ref for the Send button in:\n${text(snap)}`)
       const [dc] = await timed(() => button.click())
       const [mc] = await timed(() => call("browser_click", { ref }))
       const [ac] = await timed(() => api("POST", "/act", { kind: "click", ref }))
+      // Each hover moves the pointer from the button it is over onto the other one.
+      const [mh] = await timed(() => call("browser_hover", { ref: sendRef }))
+      const [dh] = await timed(() => button.hover())
+      const [ah] = await timed(() => api("POST", "/act", { kind: "hover", ref: sendRef }))
+      sendHovers += 2
+      await button.hover()
       // The API's own snapshot after the click: refs stay the ones the MCP snapshot gave.
       const [a] = await timed(() => api("GET", "/snapshot"))
       clicks += 3
@@ -121,6 +131,7 @@ export async function measureMcp({ runs = 10 } = {}) {
       const measured = [
         ["snapshot", m, d, a],
         ["click", mc, dc, ac],
+        ["hover", mh, dh, ah],
         ["screenshot", ms, ds, as],
         ["evaluate", me, de, ae],
         ["evaluateRef", mr, dr, ar]
@@ -133,6 +144,8 @@ export async function measureMcp({ runs = 10 } = {}) {
     }
     const shown = await direct.locator("#status").textContent()
     if (shown !== `count ${clicks}`) throw new Error(`expected ${clicks} clicks to land, the page says ${shown}`)
+    const hovered = await direct.evaluate(() => window.sendHovers)
+    if (hovered !== sendHovers) throw new Error(`expected ${sendHovers} hovers over Send to land, the page counted ${hovered}`)
     for (const [step, [viaMcp, viaDirect, viaApi]] of Object.entries(steps)) {
       results[step] = {
         mcpMs: round(median(viaMcp)),
@@ -158,11 +171,12 @@ export const printMcp = (r) => {
   const names = {
     snapshot: `snapshot of the form page (${r.snapshot.chars} chars)`,
     click: "click by ref",
+    hover: "hover by ref",
     screenshot: "screenshot",
     evaluate: "evaluate (the title)",
     evaluateRef: "evaluate by ref (the button's text)"
   }
-  for (const step of ["snapshot", "click", "screenshot", "evaluate", "evaluateRef"]) {
+  for (const step of ["snapshot", "click", "hover", "screenshot", "evaluate", "evaluateRef"]) {
     const s = r[step]
     console.log(
       `MCP ${names[step]} (median of ${r.runs}): svc mcp ${s.mcpMs} ms; playwright-core directly ${s.directMs} ms; ratio ${s.ratio}x (+${s.plusMs} ms); the control API alone ${s.apiMs} ms`
