@@ -29,3 +29,13 @@ export const belowTheFoldPage = (on: Handler) =>
 <button id="b" ${on}="window.log.push('button')">Far</button>
 <div style="height:2500px"></div>
 <script>addEventListener("scroll", () => { document.getElementById("h").style.display = scrollY > 0 ? "none" : "" })</script>`
+
+/**
+ * A button "Inner" in a box that scrolls: where the box has it, its centre is inside the viewport and
+ * clipped by the box (the page has the box's edge or the body there, not the button).
+ */
+export const scrolledBoxPage = (on: Handler) =>
+  `<!doctype html><title>Scrolled box</title>${logger}
+<div id="box" style="height:100px;overflow:auto;margin:20px;border:1px solid #999">
+<div style="height:400px"></div><button id="inner" ${on}="window.log.push('inner')">Inner</button><div style="height:400px"></div>
+</div>`

@@ -298,7 +298,7 @@ const makeActions = () => {
 
   const scrollIntoView = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "scrollIntoView", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
-      steps.idempotent((timeout) => target.locator.scrollIntoViewIfNeeded({ timeout })))
+      quickOr(target, "scroll", steps.idempotent((timeout) => target.locator.scrollIntoViewIfNeeded({ timeout }))))
 
   const drag = (page: Page, start: ActionTarget, end: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "drag", target: start, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>

@@ -7,28 +7,30 @@ import type { CheckArgs } from "./refChecks.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
-// A plain click, or a hover, on a checked ref without the library's waits (a click about 5 ms where the
-// library's takes 30-40, a hover about 5 where the library's takes 40-50: it waits a frame or two for the
-// element to be still, then makes a round trip per step). Only when the gesture is plainly safe, decided in
-// one call in the library's utility world, in the same page task that checks the ref (refChecks.ts): the
-// element is visible, not animating (nor any ancestor), its centre is in the viewport, and the element is
-// what the page has at that point; for a click, also enabled and not a select, an option or a file input.
-// In that same task a hit check is put on the page: when the gesture's first event would reach any other
-// element (the page moved or rebuilt something between the check and the events), it and the rest of the
-// gesture's events are stopped before the page's own listeners see them (a hover still moves the pointer
-// there: the browser's hover styles cannot be stopped). The mouse events then go in one burst over svc's own
-// session. Anything else (a hidden, covered, animating or off-screen element; a click on a disabled element
-// or one of those kinds; events stopped) declines, and the library acts the usual way, with its waits; a
-// page that does not answer within RESOLVE_MS is reported busy, as a ref check is.
+// A plain click, a hover or a scroll into view of a checked ref without the library's waits (a click about
+// 5 ms where the library's takes 30-40, a hover or a scroll about 5 where the library's takes 30-50: it waits
+// a frame or two for the element to be still, then makes a round trip per step). Only when the gesture is
+// plainly safe, decided in one call in the library's utility world, in the same page task that checks the
+// ref (refChecks.ts): the element is visible and not animating (nor any ancestor); an element whose centre
+// is outside the viewport is scrolled to its middle there and then (all a scroll into view does); then its
+// centre is in the viewport and the element is what the page has at that point; for a click, it is also
+// enabled and not a select, an option or a file input. In that same task a hit check is put on the page:
+// when the gesture's first event would reach any other element (the page moved or rebuilt something between
+// the check and the events), it and the rest of the gesture's events are stopped before the page's own
+// listeners see them (a hover still moves the pointer there: the browser's hover styles cannot be stopped).
+// The mouse events then go in one burst over svc's own session. Anything else (a hidden, covered, animating
+// element; a click on a disabled element or one of those kinds; events stopped) declines, and the library
+// acts the usual way, with its waits; a page that does not answer within RESOLVE_MS is reported busy, as a
+// ref check is.
 
-/** The gestures that can go the quick way. */
-export type PointerGesture = "click" | "hover"
+/** The gestures that can go the quick way (a scroll into view: the element brought into view, no event sent). */
+export type PointerGesture = "click" | "hover" | "scroll"
 
 /** The quick way of a gesture on a checked ref: "declined" when it did nothing, and the library is to act. */
 export type QuickPointer = (gesture: PointerGesture) => Effect.Effect<"done" | "declined", BrowserUnavailable>
 
 /** Where the events should go; or why the quick way declines. */
-type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string }
+type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly scrolled: true }
 
 /** What the hit check saw of the events. */
 interface HitReport {
@@ -107,29 +109,34 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
     const y = box.top + box.height / 2
     return { x, y, inView: x >= 0 && y >= 0 && x < g.innerWidth && y < g.innerHeight }
   }
+  /** Whether the element is what the page has at that point (the innermost element there, or inside it). */
+  const hitAt = (px: number, py: number) => {
+    let hit = g.document.elementFromPoint(px, py)
+    while (hit !== null && hit.shadowRoot !== null) {
+      const inner = hit.shadowRoot.elementFromPoint(px, py)
+      if (inner === null || inner === hit) break
+      hit = inner
+    }
+    for (let n: unknown = hit; n !== null && n !== undefined; n = (n as El).parentNode ?? (n as { host?: unknown }).host) {
+      if (n === el) return true
+    }
+    return false
+  }
   let at = centre()
   if (at === undefined) return { why: "no box" }
-  if (!at.inView) {
-    // Scrolled to the middle of the view at once, as the library would first (a smooth scroll is not waited for).
+  let on = at.inView && hitAt(at.x, at.y)
+  if (!on) {
+    // Outside the viewport, or clipped (a scrolled box) or covered (a sticky header) where it is: scrolled to
+    // the middle of the view at once, as the library would first (a smooth scroll is not waited for).
     el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" })
     at = centre()
     if (at === undefined || !at.inView) return { why: "off screen" }
+    on = hitAt(at.x, at.y)
   }
-  const { x, y } = at
-  let hit = g.document.elementFromPoint(x, y)
-  while (hit !== null && hit.shadowRoot !== null) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y)
-    if (inner === null || inner === hit) break
-    hit = inner
-  }
-  let on = false
-  for (let n: unknown = hit; n !== null && n !== undefined; n = (n as El).parentNode ?? (n as { host?: unknown }).host) {
-    if (n === el) {
-      on = true
-      break
-    }
-  }
+  // In view now: what a scroll into view is for (what covers it is no matter to that).
+  if (arg.gesture === "scroll") return { scrolled: true }
   if (!on) return { why: "covered" }
+  const { x, y } = at
   // Decided by the first of the gesture's events, for all of them (as the library's own hit check does): a
   // label's click goes on to its control, which may be elsewhere, and that is still this click. A hover's
   // events are those of the pointer arriving (the ones leaving the element it was over go there, rightly).
@@ -211,6 +218,7 @@ export const quickPointer = (
     }
     if (answer === undefined) return "declined" as const
     if ("why" in answer) return "declined" as const
+    if ("scrolled" in answer) return "done" as const
     const at = { x: answer.x, y: answer.y }
     // One burst: the browser keeps their order, and the press does not wait for the move's frame.
     const mouse = (params: Record<string, unknown>) =>

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freeCdpPort, type Gateway, request, servePages, startGateway, svcSucceeds } from "../support/gateway.js"
-import { belowTheFoldPage, logger, SLIDE, slidingPage } from "../support/pointerPages.js"
+import { belowTheFoldPage, logger, scrolledBoxPage, SLIDE, slidingPage } from "../support/pointerPages.js"
 import { refOf } from "../support/refs.js"
 
-// A hover by ref that goes without the library's waits (act/quickPointer.ts) must still be a user's hover, on
-// the element the snapshot showed, through the real path (bin/svc → gateway → Chromium): the events of a
-// pointer arriving, in order, and the page's :hover style; a second hover where the pointer already is; a
-// disabled button (its tooltip is why one points at it); a menu that opens on hover, then clicked; a button
-// that is sliding when the hover comes is hovered where it stops, not what it slides over.
+// A hover or a scroll into view by ref that goes without the library's waits (act/quickPointer.ts; a click's
+// are in quick-click.test.ts) must still be a user's, on the element the snapshot showed, through the real
+// path (bin/svc → gateway → Chromium): the events of a pointer arriving, in order, and the page's :hover
+// style; a second hover where the pointer already is; a disabled button (its tooltip is why one points at
+// it); a menu that opens on hover, then clicked; a button that is sliding when the hover comes is hovered
+// where it stops, not what it slides over; elements below the fold or clipped in a box that scrolls are
+// brought into view.
 
 const ARRIVAL_EVENTS = ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
 const CLICK_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
@@ -30,15 +32,16 @@ const menu = `<!doctype html><title>Menu</title>${logger}
   <ul id="sub"><li><a href="#settings" onclick="window.log.push('settings')">Settings</a></li></ul>
 </nav>`
 
-describe("a hover by ref is a user's hover on the element the snapshot showed", () => {
+describe("a hover or a scroll into view by ref acts as a user would, on the element the snapshot showed", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
   const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
   const evaluate = async (fn: string): Promise<unknown> => JSON.parse(await svcOk("browser", "evaluate", "--fn", fn, "--json")).result
   const log = () => evaluate("() => window.log")
   const hovered = (selector: string) => evaluate(`() => document.querySelector(${JSON.stringify(selector)}).matches(":hover")`)
-  const hover = async (ref: string) => {
-    const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind: "hover", ref })
+  const hover = (ref: string) => act("hover", ref)
+  const act = async (kind: string, ref: string) => {
+    const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind, ref })
     expect(r.status, r.body).toBe(200)
     return String(r.headers["server-timing"])
   }
@@ -50,7 +53,8 @@ describe("a hover by ref is a user's hover on the element the snapshot showed", 
       "/disabled": disabled,
       "/menu": menu,
       "/sliding": slidingPage("onmouseover"),
-      "/below": belowTheFoldPage("onmouseover")
+      "/below": belowTheFoldPage("onmouseover"),
+      "/box": scrolledBoxPage("onmouseover")
     })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/plain"))
@@ -112,5 +116,30 @@ describe("a hover by ref is a user's hover on the element the snapshot showed", 
     expect(await hover(refOf(snap, /button "Far"/))).not.toMatch(/library;dur=/)
     expect((await log() as Array<string>).filter((e) => e !== "header")).toEqual(["button"])
     expect(await hovered("#b")).toBe(true)
+  }, 60_000)
+
+  it("a button clipped in a box that scrolls is scrolled into view, hovered and clicked there, the quick way", async () => {
+    const inView = "() => { const b = document.getElementById('inner').getBoundingClientRect(), " +
+      "x = document.getElementById('box').getBoundingClientRect(); return b.top >= x.top && b.bottom <= x.bottom }"
+    for (const kind of ["scrollIntoView", "hover", "click"]) {
+      await svcOk("browser", "navigate", pages.url("/box"))
+      expect(await evaluate(inView)).toBe(false)
+      const ref = refOf(await svcOk("browser", "snapshot"), /button "Inner"/)
+      expect(await act(kind, ref), kind).not.toMatch(/library;dur=/)
+      expect(await evaluate(inView), kind).toBe(true)
+      expect(await log(), kind).toEqual(kind === "scrollIntoView" ? [] : ["inner"])
+    }
+  }, 60_000)
+
+  it("a scroll into view brings a button below the fold into the middle of the view, the quick way", async () => {
+    await svcOk("browser", "navigate", pages.url("/below"))
+    const ref = refOf(await svcOk("browser", "snapshot"), /button "Far"/)
+    expect(await act("scrollIntoView", ref)).toMatch(/(^|, )quick;dur=/)
+    expect(await evaluate("() => { const r = document.getElementById('b').getBoundingClientRect(); " +
+      "return r.top > innerHeight / 4 && r.bottom < innerHeight * 3 / 4 }")).toBe(true)
+    // Already in view: nothing moves.
+    const before = await evaluate("() => scrollY")
+    expect(await act("scrollIntoView", ref)).not.toMatch(/library;dur=/)
+    expect(await evaluate("() => scrollY")).toBe(before)
   }, 60_000)
 })
