@@ -9,7 +9,8 @@ import { refOf } from "../support/refs.js"
 // style; a second hover where the pointer already is; a disabled button (its tooltip is why one points at
 // it); a menu that opens on hover, then clicked; a button that is sliding when the hover comes is hovered
 // where it stops, not what it slides over; elements below the fold or clipped in a box that scrolls are
-// brought into view.
+// brought into view; a form's checkboxes, radio buttons and switches are clicked only where their state is
+// not the one asked for, and a widget that ignores the click is reported, never clicked twice.
 
 const ARRIVAL_EVENTS = ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
 const CLICK_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
@@ -32,7 +33,17 @@ const menu = `<!doctype html><title>Menu</title>${logger}
   <ul id="sub"><li><a href="#settings" onclick="window.log.push('settings')">Settings</a></li></ul>
 </nav>`
 
-describe("a hover or a scroll into view by ref acts as a user would, on the element the snapshot showed", () => {
+/** Native and ARIA checkables; every click on each is logged with its id. */
+const checkables = `<!doctype html><title>Checkables</title>${logger}
+<label><input type="checkbox" id="news"> Newsletter</label>
+<label><input type="radio" name="plan" id="free" checked> Free</label>
+<label><input type="radio" name="plan" id="pro"> Pro</label>
+<div role="switch" id="dark" tabindex="0" aria-checked="false" aria-label="Dark mode"
+  onclick="this.setAttribute('aria-checked', String(this.getAttribute('aria-checked') !== 'true'))">Dark mode</div>
+<div role="checkbox" id="stuck" tabindex="0" aria-checked="false" aria-label="Stuck">Stuck</div>
+<script>document.addEventListener("click", (e) => { if (e.target.id) window.log.push(e.target.id) })</script>`
+
+describe("a hover, a scroll into view or a check by ref acts as a user would, on the element the snapshot showed", () => {
   let gw: Gateway
   let pages: Awaited<ReturnType<typeof servePages>>
   const svcOk = (...args: Array<string>) => svcSucceeds(gw, ...args)
@@ -54,7 +65,8 @@ describe("a hover or a scroll into view by ref acts as a user would, on the elem
       "/menu": menu,
       "/sliding": slidingPage("onmouseover"),
       "/below": belowTheFoldPage("onmouseover"),
-      "/box": scrolledBoxPage("onmouseover")
+      "/box": scrolledBoxPage("onmouseover"),
+      "/checkables": checkables
     })
     gw = await startGateway({ config: { browser: { defaultProfile: "svc", profiles: { svc: { cdpPort: await freeCdpPort() } } } } })
     await gw.svc("browser", "open", pages.url("/plain"))
@@ -141,5 +153,46 @@ describe("a hover or a scroll into view by ref acts as a user would, on the elem
     const before = await evaluate("() => scrollY")
     expect(await act("scrollIntoView", ref)).not.toMatch(/library;dur=/)
     expect(await evaluate("() => scrollY")).toBe(before)
+  }, 60_000)
+
+  it("fill clicks a checkbox, radio button or switch only where its state is not the one asked for", async () => {
+    await svcOk("browser", "navigate", pages.url("/checkables"))
+    const snap = await svcOk("browser", "snapshot")
+    const field = (re: RegExp, type: string, value: boolean) => ({ ref: refOf(snap, re), type, value })
+    const fill = async (fields: Array<ReturnType<typeof field>>) => {
+      const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind: "fill", fields })
+      return r
+    }
+    const state = () =>
+      evaluate("() => [news.checked, free.checked, pro.checked, dark.getAttribute('aria-checked')].join(' ')")
+    const set = [
+      field(/checkbox "Newsletter"/, "checkbox", true),
+      field(/radio "Pro"/, "radio", true),
+      field(/switch "Dark mode"/, "checkbox", true)
+    ]
+    const first = await fill(set)
+    expect(first.status, first.body).toBe(200)
+    expect(String(first.headers["server-timing"])).not.toMatch(/library;dur=/)
+    expect(await state()).toBe("true false true true")
+    expect(await log()).toEqual(["news", "pro", "dark"])
+    // Asked again: all in that state already, nothing is clicked.
+    expect((await fill(set)).status).toBe(200)
+    expect(await log()).toEqual(["news", "pro", "dark"])
+    const off = await fill([field(/checkbox "Newsletter"/, "checkbox", false), field(/switch "Dark mode"/, "checkbox", false)])
+    expect(off.status, off.body).toBe(200)
+    expect(await state()).toBe("false false true false")
+    expect(await log()).toEqual(["news", "pro", "dark", "news", "dark"])
+  }, 60_000)
+
+  it("a checkbox that ignores the click is reported as still unchecked, clicked once", async () => {
+    await svcOk("browser", "navigate", pages.url("/checkables"))
+    const ref = refOf(await svcOk("browser", "snapshot"), /checkbox "Stuck"/)
+    const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, {
+      kind: "fill",
+      fields: [{ ref, type: "checkbox", value: true }]
+    })
+    expect(r.status, r.body).toBe(400)
+    expect(JSON.parse(r.body)).toMatchObject({ _tag: "InvalidRequest", message: expect.stringMatching(/still unchecked/) })
+    expect(await log()).toEqual(["stuck"])
   }, 60_000)
 })

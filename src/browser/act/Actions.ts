@@ -26,7 +26,7 @@ import { clickAt, dragBetween, mouseButton, moveTo } from "./pointer.js"
 import { drop } from "./drop.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
-import type { PointerGesture } from "./quickPointer.js"
+import { quickOr } from "./quickPointer.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
 // by a timeout: an action waits up to it for its element to be visible, enabled, still and not covered, and
@@ -230,15 +230,6 @@ const makeActions = () => {
         Effect.as(steps.once((timeout) => bounded(page.setViewportSize(size), timeout, "page.setViewportSize")), size))
     })
 
-  /**
-   * A gesture on a ref checked the fast way goes without the library's waits where that is safe
-   * (quickPointer.ts); else, or where that declined, the library's way (timed as `library` then).
-   */
-  const quickOr = <E, R>(target: ActionTarget, gesture: PointerGesture, library: Effect.Effect<void, E, R>) =>
-    target.quickPointer === undefined
-      ? library
-      : Effect.flatMap(timed("quick")(target.quickPointer(gesture)), (outcome) => outcome === "done" ? Effect.void : timed("library")(library))
-
   const click = (_page: Page, target: ActionTarget, options: ClickOptions = {}) =>
     run({ action: "click", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) => {
       const pointer = {
@@ -252,7 +243,7 @@ const makeActions = () => {
       )
       // A plain left click on a ref checked the fast way goes without the library's waits when that is safe.
       const plain = options.double !== true && (options.button ?? "left") === "left" && (options.modifiers ?? []).length === 0
-      return plain ? quickOr(target, "click", library) : library
+      return plain ? quickOr(target, "click", "click", library) : library
     })
 
   const type = (_page: Page, target: ActionTarget, text: string, options: TypeOptions = {}) =>
@@ -293,12 +284,12 @@ const makeActions = () => {
 
   const hover = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "hover", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) => {
-      return quickOr(target, "hover", steps.idempotent((timeout) => target.locator.hover({ timeout })))
+      return quickOr(target, "hover", "hover", steps.idempotent((timeout) => target.locator.hover({ timeout })))
     })
 
   const scrollIntoView = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "scrollIntoView", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
-      quickOr(target, "scroll", steps.idempotent((timeout) => target.locator.scrollIntoViewIfNeeded({ timeout }))))
+      quickOr(target, "scroll", "scrollIntoView", steps.idempotent((timeout) => target.locator.scrollIntoViewIfNeeded({ timeout }))))
 
   const drag = (page: Page, start: ActionTarget, end: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "drag", target: start, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
@@ -364,7 +355,12 @@ const makeActions = () => {
           switch (field.type) {
             case "checkbox":
             case "radio":
-              return yield* steps.idempotent((timeout) => target.locator.setChecked(value === true, { timeout }))
+              return yield* quickOr(
+                target,
+                value === true ? "check" : "uncheck",
+                "fill",
+                steps.idempotent((timeout) => target.locator.setChecked(value === true, { timeout }))
+              )
             case "combobox": {
               const tag = yield* steps.idempotent((timeout) => target.locator.evaluate(tagName, undefined, { timeout }))
               return tag === "SELECT"

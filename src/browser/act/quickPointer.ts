@@ -1,36 +1,46 @@
 import { Effect } from "effect"
-import type { BrowserUnavailable } from "../../domain/errors.js"
+import { type BrowserUnavailable, InvalidRequest } from "../../domain/errors.js"
+import { timed } from "../../platform/serverTiming.js"
 import type { Page } from "playwright-core"
 import { isTimeout, withTimeout } from "../pages/promises.js"
 import { sendOnPage } from "../pages/pageSession.js"
 import type { CheckArgs } from "./refChecks.js"
+import { type ActionName, subject } from "./messages.js"
 import { GUARD_ATTRIBUTE } from "./refIdentity.js"
+import type { ActionTarget } from "./target.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
-// A plain click, a hover or a scroll into view of a checked ref without the library's waits (a click about
-// 5 ms where the library's takes 30-40, a hover or a scroll about 5 where the library's takes 30-50: it waits
-// a frame or two for the element to be still, then makes a round trip per step). Only when the gesture is
-// plainly safe, decided in one call in the library's utility world, in the same page task that checks the
-// ref (refChecks.ts): the element is visible and not animating (nor any ancestor); an element whose centre
-// is outside the viewport is scrolled to its middle there and then (all a scroll into view does); then its
-// centre is in the viewport and the element is what the page has at that point; for a click, it is also
-// enabled and not a select, an option or a file input. In that same task a hit check is put on the page:
-// when the gesture's first event would reach any other element (the page moved or rebuilt something between
-// the check and the events), it and the rest of the gesture's events are stopped before the page's own
-// listeners see them (a hover still moves the pointer there: the browser's hover styles cannot be stopped).
-// The mouse events then go in one burst over svc's own session. Anything else (a hidden, covered, animating
-// element; a click on a disabled element or one of those kinds; events stopped) declines, and the library
-// acts the usual way, with its waits; a page that does not answer within RESOLVE_MS is reported busy, as a
-// ref check is.
+// A plain click, a hover, a scroll into view, or a check or uncheck (a form's fill) of a checked ref without
+// the library's waits (a click about 5 ms where the library's takes 30-40, a hover, a scroll or a check about
+// 5 where the library's takes 30-50: it waits a frame or two for the element to be still, then makes a round
+// trip per step). Only when the gesture is plainly safe, decided in one call in the library's utility world,
+// in the same page task that checks the ref (refChecks.ts): the element is visible and not animating (nor any
+// ancestor); an element whose centre is outside the viewport is scrolled to its middle there and then (all a
+// scroll into view does); then its centre is in the viewport and the element is what the page has at that
+// point; for a click, it is also enabled and not a select, an option or a file input; to check or uncheck, it
+// is a checkbox, radio button or switch not in that state yet (one in that state already is left alone, with
+// no event). In that same task a hit check is put on the page: when the gesture's first event would reach any
+// other element (the page moved or rebuilt something between the check and the events), it and the rest of the
+// gesture's events are stopped before the page's own listeners see them (a hover still moves the pointer
+// there: the browser's hover styles cannot be stopped). The mouse events then go in one burst over svc's own
+// session. Anything else (a hidden, covered, animating element; a click on a disabled element or one of those
+// kinds; events stopped) declines, and the library acts the usual way, with its waits; a page that does not
+// answer within RESOLVE_MS is reported busy, as a ref check is.
 
-/** The gestures that can go the quick way (a scroll into view: the element brought into view, no event sent). */
-export type PointerGesture = "click" | "hover" | "scroll"
+/**
+ * The gestures that can go the quick way: a scroll into view (the element brought into view, no event sent);
+ * check and uncheck (a click where the checkbox, radio button or switch is not in that state yet).
+ */
+export type PointerGesture = "click" | "hover" | "scroll" | "check" | "uncheck"
 
-/** The quick way of a gesture on a checked ref: "declined" when it did nothing, and the library is to act. */
-export type QuickPointer = (gesture: PointerGesture) => Effect.Effect<"done" | "declined", BrowserUnavailable>
+/**
+ * The quick way of a gesture on a checked ref: "declined" when it did nothing, and the library is to act;
+ * "unchanged": a check or uncheck clicked, and the element's state did not change (a widget that ignored it).
+ */
+export type QuickPointer = (gesture: PointerGesture) => Effect.Effect<"done" | "declined" | "unchanged", BrowserUnavailable>
 
 /** Where the events should go; or why the quick way declines. */
-type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly scrolled: true }
+type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly done: true }
 
 /** What the hit check saw of the events. */
 interface HitReport {
@@ -38,6 +48,8 @@ interface HitReport {
   readonly delivered: boolean
   /** The click's events were stopped: its first one would have reached another element. */
   readonly stopped: boolean
+  /** After a check or uncheck: whether the element is checked now (undefined: it no longer says). */
+  readonly checked?: boolean | undefined
 }
 
 export interface QuickPointerArgs {
@@ -57,6 +69,8 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
   interface El {
     readonly localName: string
     readonly type?: string
+    readonly checked?: boolean
+    getAttribute(name: string): string | null
     readonly parentNode: unknown
     readonly shadowRoot: { elementFromPoint(x: number, y: number): El | null } | null
     checkVisibility(options: object): boolean
@@ -88,7 +102,26 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
   }
   const el = g.document.querySelector(`[${arg.attribute}="${arg.guardKey}"]`)
   if (el === null) return { why: "gone" }
-  const click = arg.gesture === "click"
+  const toggle = arg.gesture === "check" || arg.gesture === "uncheck"
+  const click = arg.gesture === "click" || toggle
+  /** Whether a checkbox, radio button or switch is checked (as the library reads it); undefined: not one. */
+  const checkedState = (): boolean | undefined => {
+    const type = String(el.type).toLowerCase()
+    if (el.localName === "input" && (type === "checkbox" || type === "radio")) return el.checked === true
+    const role = (el.getAttribute("role") ?? "").trim().toLowerCase()
+    if (!["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"].includes(role)) return undefined
+    const aria = el.getAttribute("aria-checked")
+    return aria === "true" ? true : aria === "false" || aria === null ? false : undefined
+  }
+  if (toggle) {
+    const now = checkedState()
+    // Not a checkbox, a mixed one, or a radio button to uncheck: the library says what is wrong.
+    if (now === undefined) return { why: "not checkable" }
+    if (now === (arg.gesture === "check")) return { done: true }
+    if (arg.gesture === "uncheck" && (String(el.type).toLowerCase() === "radio" || el.getAttribute("role") === "radio")) {
+      return { why: "radio" }
+    }
+  }
   const kind = el.localName
   if (click && (kind === "select" || kind === "option" || (kind === "input" && String(el.type).toLowerCase() === "file"))) {
     return { why: "kind" }
@@ -134,7 +167,7 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
     on = hitAt(at.x, at.y)
   }
   // In view now: what a scroll into view is for (what covers it is no matter to that).
-  if (arg.gesture === "scroll") return { scrolled: true }
+  if (arg.gesture === "scroll") return { done: true }
   if (!on) return { why: "covered" }
   const { x, y } = at
   // Decided by the first of the gesture's events, for all of them (as the library's own hit check does): a
@@ -171,7 +204,7 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
     // A pointer over the element already may get no event from a move to where it is: it is hovering there.
     if (!click && !delivered && !stopped && el.matches(":hover")) delivered = true
     if ((g[arg.hitKey] as { release?: unknown } | undefined)?.release === release) delete g[arg.hitKey]
-    return { delivered, stopped }
+    return { delivered, stopped, ...(toggle ? { checked: checkedState() } : {}) }
   }
   // A check whose click never reported back does not outlive it by much.
   const timer = g.setTimeout(release, 10_000)
@@ -196,7 +229,7 @@ export const quickPointer = (
   args: Omit<QuickPointerArgs, "hitKey" | "attribute">,
   utility: MainWorld,
   inputSession: InputSession
-): Effect.Effect<"done" | "declined" | "busy"> =>
+): Effect.Effect<"done" | "declined" | "unchanged" | "busy"> =>
   Effect.gen(function*() {
     const own = yield* Effect.promise(() => inputSession(page).catch(() => undefined))
     if (own === undefined) return "declined" as const
@@ -218,7 +251,7 @@ export const quickPointer = (
     }
     if (answer === undefined) return "declined" as const
     if ("why" in answer) return "declined" as const
-    if ("scrolled" in answer) return "done" as const
+    if ("done" in answer) return "done" as const
     const at = { x: answer.x, y: answer.y }
     // One burst: the browser keeps their order, and the press does not wait for the move's frame.
     const mouse = (params: Record<string, unknown>) =>
@@ -226,7 +259,7 @@ export const quickPointer = (
     const sent = yield* Effect.promise(() =>
       Promise.all([
         mouse({ type: "mouseMoved", ...at }),
-        ...(args.gesture === "click"
+        ...(args.gesture !== "hover"
           ? [
             mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
             mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
@@ -241,5 +274,30 @@ export const quickPointer = (
       return sent[sent.length - 1] === true ? "done" as const : "declined" as const
     }
     // Stopped, or not seen at all (another of svc's checks stopped them: the library then says why).
-    return report.delivered ? "done" as const : "declined" as const
+    if (!report.delivered) return "declined" as const
+    if (args.gesture === "check" || args.gesture === "uncheck") return report.checked === (args.gesture === "check") ? "done" : "unchanged"
+    return "done" as const
   })
+
+/**
+ * A gesture on a ref checked the fast way, without the library's waits where that is safe; else, or where
+ * that declined, the library's way (`library`, timed as such then).
+ */
+export const quickOr = <E, R>(
+  target: ActionTarget,
+  gesture: PointerGesture,
+  action: ActionName,
+  library: Effect.Effect<void, E, R>
+): Effect.Effect<void, E | BrowserUnavailable | InvalidRequest, R> =>
+  target.quickPointer === undefined
+    ? library
+    : Effect.flatMap(timed("quick")(target.quickPointer(gesture)), (outcome): Effect.Effect<void, E | InvalidRequest, R> =>
+      outcome === "done"
+        ? Effect.void
+        : outcome === "unchanged"
+        // Clicked, so not clicked again: a widget that did not take the click would take a second one no better.
+        ? new InvalidRequest({
+          message: `${subject(action, target.ref, { description: target.description })}: it was clicked and is still ` +
+            `${gesture === "check" ? "unchecked" : "checked"}; take a snapshot to see what the page did`
+        })
+        : timed("library")(library))
