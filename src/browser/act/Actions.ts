@@ -27,6 +27,7 @@ import { drop } from "./drop.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 import { quickOr } from "./quickPointer.js"
+import { quickSelect } from "./quickSelect.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
 // by a timeout: an action waits up to it for its element to be visible, enabled, still and not covered, and
@@ -332,6 +333,13 @@ const makeActions = () => {
     }
   }
 
+  /** The options chosen the quick way where the select is ready for it (quickSelect.ts); else the library's way. */
+  const selectQuickOr = <E, R>(target: ActionTarget, values: ReadonlyArray<string>, library: Effect.Effect<ReadonlyArray<string>, E, R>) =>
+    target.quick === undefined ? library : Effect.flatMap(
+      timed("quick")(quickSelect(target.quick, values)),
+      (chosen) => chosen === "declined" ? timed("library")(library) : Effect.succeed(chosen)
+    )
+
   const select = (_page: Page, target: ActionTarget, values: ReadonlyArray<string>, options: TimeoutOption = {}) =>
     Effect.gen(function*() {
       if (values.length === 0) {
@@ -341,7 +349,7 @@ const makeActions = () => {
       }
       return yield* run({ action: "select", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
         Effect.map(
-          steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), optionSteps(target, values)),
+          selectQuickOr(target, values, steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), optionSteps(target, values))),
           (selected) => ({ selected })
         ))
     })
@@ -362,6 +370,8 @@ const makeActions = () => {
                 steps.idempotent((timeout) => target.locator.setChecked(value === true, { timeout }))
               )
             case "combobox": {
+              // A select ready for it at once; else its tag says how.
+              if (target.quick !== undefined && (yield* timed("quick")(quickSelect(target.quick, [String(value)]))) !== "declined") return
               const tag = yield* steps.idempotent((timeout) => target.locator.evaluate(tagName, undefined, { timeout }))
               return tag === "SELECT"
                 ? yield* Effect.asVoid(steps.idempotent(

@@ -21,7 +21,7 @@ import { type ChangeWatch, stopWatching, watchChanges } from "./changeWatch.js"
 import { alike, kindKey, kindOf, untouchedKinds } from "./refKinds.js"
 import { deferPass, type DeferredPass } from "./deferredPass.js"
 import { type CheckArgs, checkingLocator, checkInOneCall, markedSelector, REF_CHECKS_KEY, registerRefEngine } from "./refChecks.js"
-import { type QuickPointer, quickPointer } from "./quickPointer.js"
+import type { QuickAccess } from "./quickAccess.js"
 import {
   GUARD_ATTRIBUTE,
   identitiesFromAi,
@@ -87,7 +87,7 @@ export interface ResolvedRef {
    */
   readonly inLookup?: boolean
   /** A plain click without the library's waits, where the check allows one (see ActionTarget). */
-  readonly quickPointer?: QuickPointer | undefined
+  readonly quick?: QuickAccess | undefined
   /** The element is checked and marked already (see ActionTarget): the selector of its mark in the top document. */
   readonly marked?: string | undefined
 }
@@ -99,7 +99,7 @@ export interface ResolvedRef {
 interface QuickCheck {
   readonly locator: Locator
   readonly inLookup: boolean
-  readonly quickPointer: QuickPointer
+  readonly quick: QuickAccess
   readonly marked?: string
 }
 
@@ -365,16 +365,14 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
             ? Effect.succeed(undefined)
             : Effect.as(kept(state)(r), {
               locator: page.locator(markedSelector(r.guard.key)),
-              quickPointer: quick(page, ref, undefined, r.guard.key),
+              quick: quick(page, ref, undefined, r.guard.key),
               marked: markedSelector(r.guard.key)
             }))
       )
 
-    /** The quick gestures on a checked element (quickPointer.ts): `check` still to run, or done and marked under `guardKey`. */
-    const quick = (page: Page, ref: string, check: CheckArgs | undefined, guardKey: string): QuickPointer => (gesture) =>
-      quickPointer(page, { gesture, stateKey: REF_CHECKS_KEY, check, guardKey }, sessions.evaluateUtilityDirect, sessions.pageSession).pipe(
-        Effect.flatMap((outcome) => outcome === "busy" ? Effect.fail(busy(ref)) : Effect.succeed(outcome))
-      )
+    /** A checked element for the quick ways (quickAccess.ts): `check` still to run, or done and marked under `guardKey`. */
+    const quick = (page: Page, ref: string, check: CheckArgs | undefined, guardKey: string): QuickAccess => ({ page, check, guardKey,
+      stateKey: REF_CHECKS_KEY, utility: sessions.evaluateUtilityDirect, inputSession: sessions.pageSession, busy: () => busy(ref) })
 
     /**
      * The fast checks of a top-document ref whose element has an aria ref: with `inLookup`, where the page's
@@ -394,7 +392,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
           return Effect.as(kept(state)(c.guard), {
             locator: c.locator,
             inLookup: true,
-            quickPointer: quick(page, ref, c.check, c.check.guardKey)
+            quick: quick(page, ref, c.check, c.check.guardKey)
           })
         }
         return Effect.map(checkQuickly(state, page, ref, entry), (r) => r !== undefined ? { ...r, inLookup: false } : undefined)
@@ -425,7 +423,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
         const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
-        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickPointer: quick.quickPointer, marked: quick.marked }
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick, marked: quick.marked }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -469,7 +467,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
           const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
-          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quickPointer: quick.quickPointer, marked: quick.marked }
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick, marked: quick.marked }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

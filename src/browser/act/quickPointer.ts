@@ -1,14 +1,10 @@
 import { Effect } from "effect"
 import { type BrowserUnavailable, InvalidRequest } from "../../domain/errors.js"
 import { timed } from "../../platform/serverTiming.js"
-import type { Page } from "playwright-core"
-import { isTimeout, withTimeout } from "../pages/promises.js"
 import { sendOnPage } from "../pages/pageSession.js"
-import type { CheckArgs } from "./refChecks.js"
 import { type ActionName, subject } from "./messages.js"
-import { GUARD_ATTRIBUTE } from "./refIdentity.js"
+import { callQuick, type checkedElement, type ElementArgs, elementArgs, type QuickAccess } from "./quickAccess.js"
 import type { ActionTarget } from "./target.js"
-import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
 // A plain click, a hover, a scroll into view, or a check or uncheck (a form's fill) of a checked ref without
 // the library's waits (a click about 5 ms where the library's takes 30-40, a hover, a scroll or a check about
@@ -33,12 +29,6 @@ import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
  */
 export type PointerGesture = "click" | "hover" | "scroll" | "check" | "uncheck"
 
-/**
- * The quick way of a gesture on a checked ref: "declined" when it did nothing, and the library is to act;
- * "unchanged": a check or uncheck clicked, and the element's state did not change (a widget that ignored it).
- */
-export type QuickPointer = (gesture: PointerGesture) => Effect.Effect<"done" | "declined" | "unchanged", BrowserUnavailable>
-
 /** Where the events should go; or why the quick way declines. */
 type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly done: true }
 
@@ -52,20 +42,13 @@ interface HitReport {
   readonly checked?: boolean | undefined
 }
 
-export interface QuickPointerArgs {
+export interface QuickPointerArgs extends ElementArgs {
   readonly gesture: PointerGesture
-  /** The ref check's state key (refChecks.ts). */
-  readonly stateKey: string
-  /** The check to run first, when the element was not checked yet (the check as the action's lookup). */
-  readonly check: CheckArgs | undefined
-  /** The key the check guards and marks the element with (refIdentity.ts). */
-  readonly guardKey: string
-  readonly attribute: string
   readonly hitKey: string
 }
 
-/** In the utility world (self-contained: its source is sent): the check above, and the hit check put on. */
-export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
+/** In the utility world (self-contained: its source is sent; `find` is checkedElement): the check above, and the hit check put on. */
+export const prepareQuickPointer = (arg: QuickPointerArgs, find: typeof checkedElement): QuickAnswer => {
   interface El {
     readonly localName: string
     readonly type?: string
@@ -85,7 +68,6 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
     innerHeight: number
     visualViewport: { readonly scale: number; readonly offsetLeft: number; readonly offsetTop: number } | null
     document: {
-      querySelector(selector: string): El | null
       elementFromPoint(x: number, y: number): El | null
       getAnimations(): Array<{ readonly playState: string; readonly effect: { readonly target?: El | null } | null }>
     }
@@ -94,14 +76,9 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
     setTimeout(f: () => void, ms: number): unknown
     clearTimeout(timer: unknown): void
   }
-  if (g[arg.guardKey] === undefined) {
-    const state = g[arg.stateKey] as { check(a: CheckArgs): string } | undefined
-    if (arg.check === undefined || state === undefined) return { why: "unchecked" }
-    const answer = state.check(arg.check)
-    if (answer !== "ok") return { why: answer }
-  }
-  const el = g.document.querySelector(`[${arg.attribute}="${arg.guardKey}"]`)
-  if (el === null) return { why: "gone" }
+  const found = find(arg)
+  if ("why" in found) return found
+  const el = found.el as El
   const toggle = arg.gesture === "check" || arg.gesture === "uncheck"
   const click = arg.gesture === "click" || toggle
   /** Whether a checkbox, radio button or switch is checked (as the library reads it); undefined: not one. */
@@ -216,38 +193,25 @@ export const prepareQuickPointer = (arg: QuickPointerArgs): QuickAnswer => {
 const releaseExpression = (hitKey: string) =>
   `globalThis[${JSON.stringify(hitKey)}]?.release() ?? { delivered: false, stopped: false, gone: true }`
 
-/** svc's own session on the page, to send its input on; undefined: none (the page is closing). */
-export type InputSession = (page: Page) => Promise<Parameters<typeof sendOnPage>[0] | undefined>
-
 /**
- * The quick click or hover of a checked ref: "done"; "declined" (nothing reached the page's listeners: the
- * library acts the usual way); or "busy": the page did not answer the call within RESOLVE_MS, as a ref check
- * that waits that long (nothing was done).
+ * A gesture on a checked ref the quick way: "done"; "declined" (nothing reached the page's listeners: the
+ * library acts the usual way); "unchanged": a check or uncheck clicked, and the element's state did not
+ * change (a widget that ignored it). A page that does not answer within RESOLVE_MS fails as busy, as a ref
+ * check that waits that long (nothing was done).
  */
-export const quickPointer = (
-  page: Page,
-  args: Omit<QuickPointerArgs, "hitKey" | "attribute">,
-  utility: MainWorld,
-  inputSession: InputSession
-): Effect.Effect<"done" | "declined" | "unchanged" | "busy"> =>
+export const quickPointer = (access: QuickAccess, gesture: PointerGesture) =>
   Effect.gen(function*() {
-    const own = yield* Effect.promise(() => inputSession(page).catch(() => undefined))
+    const { page, utility } = access
+    const own = yield* Effect.promise(() => access.inputSession(page).catch(() => undefined))
     if (own === undefined) return "declined" as const
     const hitKey = `__svcHit_${Math.random().toString(36).slice(2)}`
-    const full: QuickPointerArgs = { ...args, hitKey, attribute: GUARD_ATTRIBUTE }
     const release = () => utility(page, releaseExpression(hitKey)) as Promise<HitReport & { readonly gone?: boolean }> | undefined
-    const call = utility(page, `(${prepareQuickPointer.toString()})(${JSON.stringify(full)})`)
-    if (call === undefined) return "declined" as const
-    const answer = yield* Effect.promise(() =>
-      withTimeout(call as Promise<QuickAnswer>, RESOLVE_MS, "the page's answer").then(
-        (a): QuickAnswer | "busy" | undefined => a,
-        (e: unknown) => isTimeout(e) ? "busy" as const : undefined
-      )
-    )
+    const args: QuickPointerArgs = { ...elementArgs(access), gesture, hitKey }
+    const answer = yield* callQuick(access, prepareQuickPointer, args)
     if (answer === "busy") {
       // Should the call still run later, its hit check goes at once after it.
       void release()?.catch(() => undefined)
-      return "busy" as const
+      return yield* Effect.fail(access.busy())
     }
     if (answer === undefined) return "declined" as const
     if ("why" in answer) return "declined" as const
@@ -259,7 +223,7 @@ export const quickPointer = (
     const sent = yield* Effect.promise(() =>
       Promise.all([
         mouse({ type: "mouseMoved", ...at }),
-        ...(args.gesture !== "hover"
+        ...(gesture !== "hover"
           ? [
             mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
             mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
@@ -275,7 +239,7 @@ export const quickPointer = (
     }
     // Stopped, or not seen at all (another of svc's checks stopped them: the library then says why).
     if (!report.delivered) return "declined" as const
-    if (args.gesture === "check" || args.gesture === "uncheck") return report.checked === (args.gesture === "check") ? "done" : "unchanged"
+    if (gesture === "check" || gesture === "uncheck") return report.checked === (gesture === "check") ? "done" as const : "unchanged" as const
     return "done" as const
   })
 
@@ -289,9 +253,9 @@ export const quickOr = <E, R>(
   action: ActionName,
   library: Effect.Effect<void, E, R>
 ): Effect.Effect<void, E | BrowserUnavailable | InvalidRequest, R> =>
-  target.quickPointer === undefined
+  target.quick === undefined
     ? library
-    : Effect.flatMap(timed("quick")(target.quickPointer(gesture)), (outcome): Effect.Effect<void, E | InvalidRequest, R> =>
+    : Effect.flatMap(timed("quick")(quickPointer(target.quick, gesture)), (outcome): Effect.Effect<void, E | InvalidRequest, R> =>
       outcome === "done"
         ? Effect.void
         : outcome === "unchanged"

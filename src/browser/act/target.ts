@@ -1,5 +1,5 @@
 import type { Locator } from "playwright-core"
-import type { QuickPointer } from "./quickPointer.js"
+import type { QuickAccess } from "./quickAccess.js"
 
 // What every action acts on: a ref from a snapshot, already resolved by the Refs module.
 
@@ -11,10 +11,10 @@ export interface ActionTarget {
   /** The ref as the agent wrote it: `12`, `e3`, `f1e2`. */
   readonly ref: string
   /**
-   * A plain left click or a hover without the library's waits, where the ref's check allows one
-   * (quickPointer.ts): "declined" when it did nothing, and the library is to act.
+   * The ref's element, checked the fast way, reached in one page call: to act on it without the library's
+   * waits where that is safe (quickAccess.ts). Undefined where the ref was found another way.
    */
-  readonly quickPointer?: QuickPointer | undefined
+  readonly quick?: QuickAccess | undefined
   /**
    * The selector of the mark the ref's one-call check put on the element, in the top document (refChecks.ts):
    * code to run on the element can find it there in the same call. Undefined where the check runs in the
