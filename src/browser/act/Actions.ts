@@ -28,6 +28,7 @@ import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 import { quickOr } from "./quickPointer.js"
 import { quickSelect } from "./quickSelect.js"
+import { quickType } from "./quickType.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
 // by a timeout: an action waits up to it for its element to be visible, enabled, still and not covered, and
@@ -269,7 +270,7 @@ const makeActions = () => {
             yield* steps.idempotent((timeout) => target.locator.fill("", { timeout }))
             yield* steps.once((timeout) => target.locator.pressSequentially(text, { delay: SLOW_KEY_DELAY_MS, timeout }))
           } else {
-            yield* steps.idempotent((timeout) => target.locator.fill(text, { timeout }))
+            yield* typeQuickOr(target, text, steps.idempotent((timeout) => target.locator.fill(text, { timeout })))
           }
           if (options.submit === true) yield* steps.once((timeout) => target.locator.press("Enter", { timeout }))
         }))
@@ -340,6 +341,13 @@ const makeActions = () => {
       (chosen) => chosen === "declined" ? timed("library")(library) : Effect.succeed(chosen)
     )
 
+  /** The text set the quick way where the field is ready for it (quickType.ts); else the library's way. */
+  const typeQuickOr = <E, R>(target: ActionTarget, text: string, library: Effect.Effect<void, E, R>) =>
+    target.quick === undefined ? library : Effect.flatMap(
+      timed("quick")(quickType(target.quick, text)),
+      (done) => done === "declined" ? timed("library")(library) : Effect.void
+    )
+
   const select = (_page: Page, target: ActionTarget, values: ReadonlyArray<string>, options: TimeoutOption = {}) =>
     Effect.gen(function*() {
       if (values.length === 0) {
@@ -381,6 +389,7 @@ const makeActions = () => {
                 : yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
             }
             case "textbox":
+              return yield* typeQuickOr(target, String(value), steps.idempotent((timeout) => target.locator.fill(String(value), { timeout })))
             case "slider":
               return yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
           }

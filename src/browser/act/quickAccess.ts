@@ -61,17 +61,75 @@ export const checkedElement = (arg: ElementArgs): { readonly el: unknown } | { r
   return el === null ? { why: "gone" } : { el }
 }
 
+/** What an event check saw: the events reached the element, or were stopped (the first went elsewhere). */
+export interface EventReport {
+  readonly delivered: boolean
+  readonly stopped: boolean
+}
+
 /**
- * Runs `fn(arg, checkedElement)` in the utility world (its source is sent: it must be self-contained): its
+ * In the page (self-contained: its source is sent, as the third argument of a quick way's page function): a
+ * check on the page's events of `types`, from now until it is released. The first trusted one that `ours`
+ * takes for the action's own decides for all: it reached `el` (delivered), or went elsewhere (then it and
+ * the rest are stopped before the page's own listeners see them, and cancelled). Released through
+ * `globalThis[key].release()` (see releaseExpression), with `finish` adding to the report; by itself after 10 s.
+ */
+export const checkEvents = (
+  key: string,
+  el: unknown,
+  types: ReadonlyArray<string>,
+  ours: (event: unknown) => boolean,
+  finish: (report: EventReport) => object
+): void => {
+  const g = globalThis as unknown as Record<string, unknown> & {
+    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
+    setTimeout(f: () => void, ms: number): unknown
+    clearTimeout(timer: unknown): void
+  }
+  let delivered = false
+  let stopped = false
+  const listener = (event: unknown) => {
+    const e = event as { isTrusted: boolean; composedPath(): Array<unknown>; stopImmediatePropagation(): void; preventDefault(): void }
+    if (!e.isTrusted || !ours(event)) return
+    if (!delivered && !stopped) {
+      if (e.composedPath().includes(el)) delivered = true
+      else stopped = true
+    }
+    if (!stopped) return
+    e.stopImmediatePropagation()
+    e.preventDefault()
+  }
+  const release = () => {
+    for (const t of types) g.removeEventListener(t, listener, true)
+    g.clearTimeout(timer)
+    if ((g[key] as { release?: unknown } | undefined)?.release === release) delete g[key]
+    return finish({ delivered, stopped })
+  }
+  // A check whose action never reported back does not outlive it by much.
+  const timer = g.setTimeout(release, 10_000)
+  for (const t of types) g.addEventListener(t, listener, true)
+  Object.defineProperty(g, key, { value: { release }, configurable: true, enumerable: false, writable: true })
+}
+
+/** Releases the event check under `key`: its report, or `gone` (the document it was put on went away). */
+export const releaseExpression = (key: string) =>
+  `globalThis[${JSON.stringify(key)}]?.release() ?? { delivered: false, stopped: false, gone: true }`
+
+/**
+ * Runs `fn(arg, checkedElement, checkEvents)` in the utility world (its source is sent: it must be self-contained): its
  * answer, "busy" when the page did not answer within RESOLVE_MS, undefined when the call failed (the page
  * went away).
  */
 export const callQuick = <A>(
   access: QuickAccess,
-  fn: (arg: never, find: typeof checkedElement) => A,
+  fn: (arg: never, find: typeof checkedElement, check: typeof checkEvents) => A,
   arg: unknown
 ): Effect.Effect<A | "busy" | undefined> => {
-  const call = access.utility(access.page, `(${fn.toString()})(${JSON.stringify(arg)}, ${checkedElement.toString()})`)
+  const call = access.utility(
+    access.page,
+    `(${fn.toString()})(${JSON.stringify(arg)}, ${checkedElement.toString()}, ${checkEvents.toString()})`
+  )
   if (call === undefined) return Effect.succeed(undefined)
   return Effect.promise(() =>
     withTimeout(call as Promise<A>, RESOLVE_MS, "the page's answer").then(

@@ -3,7 +3,16 @@ import { type BrowserUnavailable, InvalidRequest } from "../../domain/errors.js"
 import { timed } from "../../platform/serverTiming.js"
 import { sendOnPage } from "../pages/pageSession.js"
 import { type ActionName, subject } from "./messages.js"
-import { callQuick, type checkedElement, type ElementArgs, elementArgs, type QuickAccess } from "./quickAccess.js"
+import {
+  callQuick,
+  type checkedElement,
+  type checkEvents,
+  type ElementArgs,
+  elementArgs,
+  type EventReport,
+  type QuickAccess,
+  releaseExpression
+} from "./quickAccess.js"
 import type { ActionTarget } from "./target.js"
 
 // A plain click, a hover, a scroll into view, or a check or uncheck (a form's fill) of a checked ref without
@@ -33,11 +42,7 @@ export type PointerGesture = "click" | "hover" | "scroll" | "check" | "uncheck"
 type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly done: true }
 
 /** What the hit check saw of the events. */
-interface HitReport {
-  /** The click's events reached the element. */
-  readonly delivered: boolean
-  /** The click's events were stopped: its first one would have reached another element. */
-  readonly stopped: boolean
+interface HitReport extends EventReport {
   /** After a check or uncheck: whether the element is checked now (undefined: it no longer says). */
   readonly checked?: boolean | undefined
 }
@@ -47,8 +52,15 @@ export interface QuickPointerArgs extends ElementArgs {
   readonly hitKey: string
 }
 
-/** In the utility world (self-contained: its source is sent; `find` is checkedElement): the check above, and the hit check put on. */
-export const prepareQuickPointer = (arg: QuickPointerArgs, find: typeof checkedElement): QuickAnswer => {
+/**
+ * In the utility world (self-contained: its source is sent; `find` is checkedElement, `check` checkEvents):
+ * the check above, and the hit check put on.
+ */
+export const prepareQuickPointer = (
+  arg: QuickPointerArgs,
+  find: typeof checkedElement,
+  check: typeof checkEvents
+): QuickAnswer => {
   interface El {
     readonly localName: string
     readonly type?: string
@@ -71,10 +83,6 @@ export const prepareQuickPointer = (arg: QuickPointerArgs, find: typeof checkedE
       elementFromPoint(x: number, y: number): El | null
       getAnimations(): Array<{ readonly playState: string; readonly effect: { readonly target?: El | null } | null }>
     }
-    addEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
-    removeEventListener(type: string, listener: (event: unknown) => void, capture: boolean): void
-    setTimeout(f: () => void, ms: number): unknown
-    clearTimeout(timer: unknown): void
   }
   const found = find(arg)
   if ("why" in found) return found
@@ -153,45 +161,20 @@ export const prepareQuickPointer = (arg: QuickPointerArgs, find: typeof checkedE
   const types = click
     ? ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
     : ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
-  let delivered = false
-  let stopped = false
-  const listener = (event: unknown) => {
-    const e = event as {
-      isTrusted: boolean
-      clientX: number
-      clientY: number
-      composedPath(): Array<unknown>
-      stopImmediatePropagation(): void
-      preventDefault(): void
-    }
-    // Only the gesture's own events, at its point: not those the browser makes where the pointer was (after a
-    // scroll or a change of layout it moves the pointer's hover there, with events), nor a page's own.
-    if (!e.isTrusted || Math.abs(e.clientX - x) > 1 || Math.abs(e.clientY - y) > 1) return
-    if (!delivered && !stopped) {
-      if (e.composedPath().includes(el)) delivered = true
-      else stopped = true
-    }
-    if (!stopped) return
-    e.stopImmediatePropagation()
-    e.preventDefault()
+  // Only the gesture's own events, at its point: not those the browser makes where the pointer was (after a
+  // scroll or a change of layout it moves the pointer's hover there, with events).
+  const ours = (event: unknown) => {
+    const e = event as { readonly clientX: number; readonly clientY: number }
+    return Math.abs(e.clientX - x) <= 1 && Math.abs(e.clientY - y) <= 1
   }
-  const release = (): HitReport => {
-    for (const t of types) g.removeEventListener(t, listener, true)
-    g.clearTimeout(timer)
+  check(arg.hitKey, el, types, ours, (r): HitReport => ({
     // A pointer over the element already may get no event from a move to where it is: it is hovering there.
-    if (!click && !delivered && !stopped && el.matches(":hover")) delivered = true
-    if ((g[arg.hitKey] as { release?: unknown } | undefined)?.release === release) delete g[arg.hitKey]
-    return { delivered, stopped, ...(toggle ? { checked: checkedState() } : {}) }
-  }
-  // A check whose click never reported back does not outlive it by much.
-  const timer = g.setTimeout(release, 10_000)
-  for (const t of types) g.addEventListener(t, listener, true)
-  Object.defineProperty(g, arg.hitKey, { value: { release }, configurable: true, enumerable: false, writable: true })
+    delivered: r.delivered || (!click && !r.stopped && el.matches(":hover")),
+    stopped: r.stopped,
+    ...(toggle ? { checked: checkedState() } : {})
+  }))
   return { x, y }
 }
-
-const releaseExpression = (hitKey: string) =>
-  `globalThis[${JSON.stringify(hitKey)}]?.release() ?? { delivered: false, stopped: false, gone: true }`
 
 /**
  * A gesture on a checked ref the quick way: "done"; "declined" (nothing reached the page's listeners: the
