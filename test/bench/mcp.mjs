@@ -5,6 +5,8 @@
 //  - snapshot of the form page: browser_snapshot vs page.ariaSnapshot({ mode: "ai" });
 //  - click by ref: browser_click vs locator.click() of the same button;
 //  - hover by ref: browser_hover vs locator.hover(), each moving the pointer onto a button it is not over;
+//  - type by ref: browser_type vs locator.fill() of the same field;
+//  - select by ref: browser_select_option vs locator.selectOption() of the same select;
 //  - screenshot: browser_take_screenshot (the PNG inline) vs page.screenshot();
 //  - evaluate: browser_evaluate of a function reading the title vs page.evaluate() of the same function;
 //  - evaluate by ref: browser_evaluate of a function reading the button's text, given the button's ref, vs
@@ -90,7 +92,7 @@ export async function measureMcp({ runs = 10 } = {}) {
 
     const token = JSON.parse(fs.readFileSync(path.join(stateDir, "svc.json"), "utf8")).gateway.auth.token
     const api = (method, p, body) => controlCall(port + 2, token, method, p, body)
-    const steps = Object.fromEntries(["snapshot", "click", "hover", "screenshot", "evaluate", "evaluateRef"].map((s) => [s, [[], [], []]]))
+    const steps = Object.fromEntries(["snapshot", "click", "hover", "type", "select", "screenshot", "evaluate", "evaluateRef"].map((s) => [s, [[], [], []]]))
     const TITLE = "() => document.title"
     let chars = 0
     let clicks = 0
@@ -101,8 +103,14 @@ export async function measureMcp({ runs = 10 } = {}) {
       chars = text(snap).length
       const ref = /button "Increment counter"[^\n]*?\[ref=([^\]\s]+)\]/.exec(text(snap))?.[1]
       if (ref === undefined) throw new Error(`no ref for the counter button in:\n${text(snap)}`)
-      const sendRef = /button "Send"[^\n]*?\[ref=([^\]\s]+)\]/.exec(text(snap))?.[1]
-      if (sendRef === undefined) throw new Error(`no ref for the Send button in:\n${text(snap)}`)
+      const refOf = (re) => {
+        const found = new RegExp(`${re.source}[^\\n]*?\\[ref=([^\\]\\s]+)\\]`).exec(text(snap))?.[1]
+        if (found === undefined) throw new Error(`no ref for ${re} in:\n${text(snap)}`)
+        return found
+      }
+      const sendRef = refOf(/button "Send"/)
+      const fieldRef = refOf(/textbox "Field 3"/)
+      const planRef = refOf(/combobox/)
       const [dc] = await timed(() => button.click())
       const [mc] = await timed(() => call("browser_click", { ref }))
       const [ac] = await timed(() => api("POST", "/act", { kind: "click", ref }))
@@ -112,6 +120,16 @@ export async function measureMcp({ runs = 10 } = {}) {
       const [ah] = await timed(() => api("POST", "/act", { kind: "hover", ref: sendRef }))
       sendHovers += 2
       await button.hover()
+      const field = direct.locator("input[name=f3]")
+      const [dt] = await timed(() => field.fill(`direct ${i}`))
+      const [mt] = await timed(() => call("browser_type", { ref: fieldRef, text: `mcp ${i}` }))
+      if ((await field.inputValue()) !== `mcp ${i}`) throw new Error(`browser_type left ${await field.inputValue()}`)
+      const [at] = await timed(() => api("POST", "/act", { kind: "type", ref: fieldRef, text: `api ${i}` }))
+      const plan = direct.locator("select[name=plan]")
+      const [dsel] = await timed(() => plan.selectOption("Pro"))
+      const [msel] = await timed(() => call("browser_select_option", { ref: planRef, values: ["Free"] }))
+      if ((await plan.inputValue()) !== "Free") throw new Error(`browser_select_option left ${await plan.inputValue()}`)
+      const [asel] = await timed(() => api("POST", "/act", { kind: "select", ref: planRef, values: ["Pro"] }))
       // The API's own snapshot after the click: refs stay the ones the MCP snapshot gave.
       const [a] = await timed(() => api("GET", "/snapshot"))
       clicks += 3
@@ -132,6 +150,8 @@ export async function measureMcp({ runs = 10 } = {}) {
         ["snapshot", m, d, a],
         ["click", mc, dc, ac],
         ["hover", mh, dh, ah],
+        ["type", mt, dt, at],
+        ["select", msel, dsel, asel],
         ["screenshot", ms, ds, as],
         ["evaluate", me, de, ae],
         ["evaluateRef", mr, dr, ar]
@@ -172,11 +192,13 @@ export const printMcp = (r) => {
     snapshot: `snapshot of the form page (${r.snapshot.chars} chars)`,
     click: "click by ref",
     hover: "hover by ref",
+    type: "type by ref",
+    select: "select by ref",
     screenshot: "screenshot",
     evaluate: "evaluate (the title)",
     evaluateRef: "evaluate by ref (the button's text)"
   }
-  for (const step of ["snapshot", "click", "hover", "screenshot", "evaluate", "evaluateRef"]) {
+  for (const step of ["snapshot", "click", "hover", "type", "select", "screenshot", "evaluate", "evaluateRef"]) {
     const s = r[step]
     console.log(
       `MCP ${names[step]} (median of ${r.runs}): svc mcp ${s.mcpMs} ms; playwright-core directly ${s.directMs} ms; ratio ${s.ratio}x (+${s.plusMs} ms); the control API alone ${s.apiMs} ms`
