@@ -27,8 +27,8 @@ import { drop } from "./drop.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 import { quickOr } from "./quickPointer.js"
-import { quickSelect } from "./quickSelect.js"
-import { quickType } from "./quickType.js"
+import { quickSelect, selectQuickOr } from "./quickSelect.js"
+import { typeQuickOr } from "./quickType.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
 // by a timeout: an action waits up to it for its element to be visible, enabled, still and not covered, and
@@ -285,9 +285,8 @@ const makeActions = () => {
     })
 
   const hover = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
-    run({ action: "hover", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) => {
-      return quickOr(target, "hover", "hover", steps.idempotent((timeout) => target.locator.hover({ timeout })))
-    })
+    run({ action: "hover", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
+      quickOr(target, "hover", "hover", steps.idempotent((timeout) => target.locator.hover({ timeout }))))
 
   const scrollIntoView = (_page: Page, target: ActionTarget, options: TimeoutOption = {}) =>
     run({ action: "scrollIntoView", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
@@ -334,20 +333,6 @@ const makeActions = () => {
     }
   }
 
-  /** The options chosen the quick way where the select is ready for it (quickSelect.ts); else the library's way. */
-  const selectQuickOr = <E, R>(target: ActionTarget, values: ReadonlyArray<string>, library: Effect.Effect<ReadonlyArray<string>, E, R>) =>
-    target.quick === undefined ? library : Effect.flatMap(
-      timed("quick")(quickSelect(target.quick, values)),
-      (chosen) => chosen === "declined" ? timed("library")(library) : Effect.succeed(chosen)
-    )
-
-  /** The text set the quick way where the field is ready for it (quickType.ts); else the library's way. */
-  const typeQuickOr = <E, R>(target: ActionTarget, text: string, library: Effect.Effect<void, E, R>) =>
-    target.quick === undefined ? library : Effect.flatMap(
-      timed("quick")(quickType(target.quick, text)),
-      (done) => done === "declined" ? timed("library")(library) : Effect.void
-    )
-
   const select = (_page: Page, target: ActionTarget, values: ReadonlyArray<string>, options: TimeoutOption = {}) =>
     Effect.gen(function*() {
       if (values.length === 0) {
@@ -357,7 +342,11 @@ const makeActions = () => {
       }
       return yield* run({ action: "select", target, timeoutMs: options.timeoutMs, defaultMs: DEFAULT_ACTION_TIMEOUT_MS }, (steps) =>
         Effect.map(
-          selectQuickOr(target, values, steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), optionSteps(target, values))),
+          selectQuickOr(
+            target,
+            values,
+            steps.idempotent((timeout) => target.locator.selectOption([...values], { timeout }), optionSteps(target, values))
+          ),
           (selected) => ({ selected })
         ))
     })
@@ -389,7 +378,11 @@ const makeActions = () => {
                 : yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
             }
             case "textbox":
-              return yield* typeQuickOr(target, String(value), steps.idempotent((timeout) => target.locator.fill(String(value), { timeout })))
+              return yield* typeQuickOr(
+                target,
+                String(value),
+                steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
+              )
             case "slider":
               return yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
           }

@@ -222,8 +222,8 @@ export const quickPointer = (access: QuickAccess, gesture: PointerGesture) =>
     }
     // Stopped, or not seen at all (another of svc's checks stopped them: the library then says why).
     if (!report.delivered) return "declined" as const
-    if (gesture === "check" || gesture === "uncheck") return report.checked === (gesture === "check") ? "done" as const : "unchanged" as const
-    return "done" as const
+    if (gesture !== "check" && gesture !== "uncheck") return "done" as const
+    return report.checked === (gesture === "check") ? "done" as const : "unchanged" as const
   })
 
 /**

@@ -1,15 +1,18 @@
 import { Effect } from "effect"
+import { timed } from "../../platform/serverTiming.js"
 import { callQuick, type checkedElement, type ElementArgs, elementArgs, type QuickAccess } from "./quickAccess.js"
 import { RESOLVE_MS } from "./refGuards.js"
+import type { ActionTarget } from "./target.js"
 
 // Options of a <select> chosen on a checked ref without the library's waits (about 5 ms where the library's
-// takes 10-15: a round trip per step): a page call that checks the ref and sees whether the select is
-// plainly ready, then one that chooses the options (a page too busy to answer the first does nothing; the
-// second does nothing once it comes later than the page's own clock allows). Ready: visible, enabled, and every value asked for names one of its options (by value or by visible label,
-// as the library matches them), none of them disabled. The options are chosen and the page is told as the
-// library tells it (an `input` event, then a `change`). Anything else (another element, a hidden or disabled
-// select, an option not there yet or disabled, several values for a single select) declines, and the
-// library selects the usual way: it waits, and says what is wrong.
+// takes 10-15: a round trip per step): a page call that checks the ref and sees whether the select is plainly
+// ready, then one that chooses the options (a page too busy to answer the first does nothing; the second does
+// nothing once it comes later than the page's own clock allows). Ready: visible, enabled, and every value
+// asked for names one of its options (by value or by visible label, as the library matches them), none of them
+// disabled. The options are chosen and the page is told as the library tells it (an `input` event, then a
+// `change`). Anything else (another element, a hidden or disabled select, an option not there yet or disabled,
+// several values for a single select) declines, and the library selects the usual way: it waits, and says what
+// is wrong.
 
 interface QuickSelectArgs extends ElementArgs {
   readonly values: ReadonlyArray<string>
@@ -83,3 +86,14 @@ export const quickSelect = (access: QuickAccess, values: ReadonlyArray<string>) 
     // Too late (or gone): nothing was chosen, and the library selects (a page that is busy now waits for it).
     return chosen !== "busy" && chosen !== undefined && "selected" in chosen ? chosen.selected : "declined" as const
   })
+
+/** The options chosen the quick way where the select is ready for it; else the library's way (`library`). */
+export const selectQuickOr = <E, R>(
+  target: ActionTarget,
+  values: ReadonlyArray<string>,
+  library: Effect.Effect<ReadonlyArray<string>, E, R>
+) =>
+  target.quick === undefined ? library : Effect.flatMap(
+    timed("quick")(quickSelect(target.quick, values)),
+    (chosen) => chosen === "declined" ? timed("library")(library) : Effect.succeed(chosen)
+  )

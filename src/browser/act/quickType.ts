@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { timed } from "../../platform/serverTiming.js"
 import { sendOnPage } from "../pages/pageSession.js"
 import {
   callQuick,
@@ -10,6 +11,7 @@ import {
   type QuickAccess,
   releaseExpression
 } from "./quickAccess.js"
+import type { ActionTarget } from "./target.js"
 
 // Text set into a checked ref's field without the library's waits (about 5 ms where the library's fill takes
 // 10-15: a round trip per step), the way the library sets it: in the page call that checks the ref, when the
@@ -91,3 +93,10 @@ export const quickType = (access: QuickAccess, text: string) =>
     if (report === undefined || report.gone === true) return sent ? "done" as const : "declined" as const
     return report.delivered ? "done" as const : "declined" as const
   })
+
+/** The text set the quick way where the field is ready for it; else the library's way (`library`). */
+export const typeQuickOr = <E, R>(target: ActionTarget, text: string, library: Effect.Effect<void, E, R>) =>
+  target.quick === undefined ? library : Effect.flatMap(
+    timed("quick")(quickType(target.quick, text)),
+    (done) => done === "declined" ? timed("library")(library) : Effect.void
+  )
