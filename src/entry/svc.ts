@@ -33,14 +33,20 @@ const program = runCli(process.argv).pipe(
 )
 
 // SIGINT/SIGTERM interrupt the program (the gateway's scopes close); that ends with 0. Otherwise the
-// code is runCli's, and a defect (a bug) is 1 after runMain's report.
+// code is runCli's, and a defect (a bug) is 1 after runMain's report. A command that ended has stopped
+// what it started (its scopes are closed): the process exits once its output is written, rather than when
+// the last of the libraries' timers and sockets lets go (20-60 ms after an MCP session's stdin closed).
+const exitOnceWritten = (code: number) =>
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
+
 NodeRuntime.runMain(program, {
-  teardown: (exit, onExit) =>
-    onExit(
-      Exit.isSuccess(exit)
-        ? (typeof exit.value === "number" ? exit.value : 0)
-        : Cause.isInterruptedOnly(exit.cause)
-        ? 0
-        : 1
-    )
+  teardown: (exit, onExit) => {
+    const code = Exit.isSuccess(exit)
+      ? (typeof exit.value === "number" ? exit.value : 0)
+      : Cause.isInterruptedOnly(exit.cause)
+      ? 0
+      : 1
+    onExit(code)
+    exitOnceWritten(code)
+  }
 })
