@@ -8,8 +8,9 @@ import { GUARD_ATTRIBUTE } from "./refIdentity.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
 // How a ref checked the fast way (refChecks.ts) is reached in one call to its page: the ways of acting on it
-// without the library's waits (quickPointer.ts, quickSelect.ts) each run one self-contained function in the
-// library's utility world that first makes sure the element is checked and marked, then acts or declines.
+// without the library's waits (quickPointer.ts, quickSelect.ts, quickType.ts) each run one self-contained
+// function in the library's utility world that first makes sure the element is checked and marked, then acts
+// or declines; those whose action reaches the page as events put an event check on it (checkEvents).
 
 /** svc's own session on the page, to send its input on; undefined: none (the page is closing). */
 export type InputSession = (page: Page) => Promise<Parameters<typeof sendOnPage>[0] | undefined>
