@@ -18,6 +18,10 @@ const plain = `<!doctype html><title>Plain</title>${logger}
 <button id="b" style="margin:40px">Count</button>
 <script>for (const t of ${JSON.stringify(POINTER_EVENTS)}) document.getElementById("b").addEventListener(t, () => window.log.push(t))</script>`
 
+/** The same button with its double clicks logged too. */
+const double = plain.replace("<title>Plain</title>", "<title>Double</title>")
+  .replace(JSON.stringify(POINTER_EVENTS), JSON.stringify([...POINTER_EVENTS, "dblclick"]))
+
 /** The first time the pointer moves, a cover with a click handler of its own is put over the button. */
 const coveredOnArrival = `<!doctype html><title>Covered on arrival</title>${logger}
 <button id="b" style="margin:40px" onclick="window.log.push('button')">Pay</button>
@@ -44,6 +48,7 @@ describe("a click by ref is a user's click on the element the snapshot showed", 
   beforeAll(async () => {
     pages = await servePages({
       "/plain": plain,
+      "/double": double,
       "/covered": coveredOnArrival,
       "/sliding": slidingPage("onclick"),
       "/below": belowTheFoldPage("onclick")
@@ -97,5 +102,16 @@ describe("a click by ref is a user's click on the element the snapshot showed", 
       expect((await log()).filter((e) => e !== "header")).toEqual(["button"])
       expect(await svcOk("browser", "evaluate", "--fn", "() => scrollY > 1000", "--json")).toMatch(/"result":\s*true/)
     }
+  }, 60_000)
+
+  it("a double click by ref is a user's double click: two clicks, then dblclick, the quick way", async () => {
+    await svcOk("browser", "navigate", pages.url("/double"))
+    const ref = refOf(await svcOk("browser", "snapshot"), /button "Count"/)
+    const r = await request(gw.controlPort, "POST", "/act", { authorization: `Bearer ${gw.token()}` }, { kind: "click", ref, double: true })
+    expect(r.status, r.body).toBe(200)
+    expect(String(r.headers["server-timing"])).toMatch(/(^|, )quick;dur=/)
+    expect(String(r.headers["server-timing"])).not.toMatch(/library;dur=/)
+    const press = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+    expect(await log()).toEqual([...POINTER_EVENTS.slice(0, 6), ...press, ...press, "dblclick"])
   }, 60_000)
 })

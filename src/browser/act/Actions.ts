@@ -243,9 +243,9 @@ const makeActions = () => {
           ? target.locator.dblclick({ ...pointer, timeout })
           : target.locator.click({ ...pointer, timeout })
       )
-      // A plain left click on a ref checked the fast way goes without the library's waits when that is safe.
-      const plain = options.double !== true && (options.button ?? "left") === "left" && (options.modifiers ?? []).length === 0
-      return plain ? quickOr(target, "click", "click", library) : library
+      // A plain left click (or double click) on a ref checked the fast way goes without the library's waits when that is safe.
+      const plain = (options.button ?? "left") === "left" && (options.modifiers ?? []).length === 0
+      return plain ? quickOr(target, options.double === true ? "dblclick" : "click", "click", library) : library
     })
 
   const type = (_page: Page, target: ActionTarget, text: string, options: TypeOptions = {}) =>

@@ -15,28 +15,28 @@ import {
 } from "./quickAccess.js"
 import type { ActionTarget } from "./target.js"
 
-// A plain click, a hover, a scroll into view, or a check or uncheck (a form's fill) of a checked ref without
-// the library's waits (a click about 5 ms where the library's takes 30-40, a hover, a scroll or a check about
-// 5 where the library's takes 30-50: it waits a frame or two for the element to be still, then makes a round
-// trip per step). Only when the gesture is plainly safe, decided in one call in the library's utility world,
-// in the same page task that checks the ref (refChecks.ts): the element is visible and not animating (nor any
-// ancestor); an element whose centre is outside the viewport is scrolled to its middle there and then (all a
-// scroll into view does); then its centre is in the viewport and the element is what the page has at that
-// point; for a click, it is also enabled and not a select, an option or a file input; to check or uncheck, it
-// is a checkbox, radio button or switch not in that state yet (one in that state already is left alone, with
-// no event). In that same task a hit check is put on the page: when the gesture's first event would reach any
-// other element (the page moved or rebuilt something between the check and the events), it and the rest of the
-// gesture's events are stopped before the page's own listeners see them (a hover still moves the pointer
-// there: the browser's hover styles cannot be stopped). The mouse events then go in one burst over svc's own
-// session. Anything else (a hidden, covered, animating element; a click on a disabled element or one of those
-// kinds; events stopped) declines, and the library acts the usual way, with its waits; a page that does not
-// answer within RESOLVE_MS is reported busy, as a ref check is.
+// A plain click or double click, a hover, a scroll into view, or a check or uncheck (a form's fill) of a
+// checked ref without the library's waits (a click about 5 ms where the library's takes 30-40, a hover, a
+// scroll or a check about 5 where the library's takes 30-50: it waits a frame or two for the element to be
+// still, then makes a round trip per step). Only when the gesture is plainly safe, decided in one call in the
+// library's utility world, in the same page task that checks the ref (refChecks.ts): the element is visible
+// and not animating (nor any ancestor); an element whose centre is outside the viewport is scrolled to its
+// middle there and then (all a scroll into view does); then its centre is in the viewport and the element is
+// what the page has at that point; for a click, it is also enabled and not a select, an option or a file
+// input; to check or uncheck, it is a checkbox, radio button or switch not in that state yet (one in that
+// state already is left alone, with no event). In that same task a hit check is put on the page: when the
+// gesture's first event would reach any other element (the page moved or rebuilt something between the check
+// and the events), it and the rest of the gesture's events are stopped before the page's own listeners see
+// them (a hover still moves the pointer there: the browser's hover styles cannot be stopped). The mouse events
+// then go in one burst over svc's own session. Anything else (a hidden, covered, animating element; a click on
+// a disabled element or one of those kinds; events stopped) declines, and the library acts the usual way, with
+// its waits; a page that does not answer within RESOLVE_MS is reported busy, as a ref check is.
 
 /**
  * The gestures that can go the quick way: a scroll into view (the element brought into view, no event sent);
  * check and uncheck (a click where the checkbox, radio button or switch is not in that state yet).
  */
-export type PointerGesture = "click" | "hover" | "scroll" | "check" | "uncheck"
+export type PointerGesture = "click" | "dblclick" | "hover" | "scroll" | "check" | "uncheck"
 
 /** Where the events should go; or why the quick way declines. */
 type QuickAnswer = { readonly x: number; readonly y: number } | { readonly why: string } | { readonly done: true }
@@ -88,7 +88,7 @@ export const prepareQuickPointer = (
   if ("why" in found) return found
   const el = found.el as El
   const toggle = arg.gesture === "check" || arg.gesture === "uncheck"
-  const click = arg.gesture === "click" || toggle
+  const click = arg.gesture === "click" || arg.gesture === "dblclick" || toggle
   /** Whether a checkbox, radio button or switch is checked (as the library reads it); undefined: not one. */
   const checkedState = (): boolean | undefined => {
     const type = String(el.type).toLowerCase()
@@ -159,7 +159,7 @@ export const prepareQuickPointer = (
   // label's click goes on to its control, which may be elsewhere, and that is still this click. A hover's
   // events are those of the pointer arriving (the ones leaving the element it was over go there, rightly).
   const types = click
-    ? ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+    ? ["pointerdown", "mousedown", "pointerup", "mouseup", "click", ...(arg.gesture === "dblclick" ? ["dblclick"] : [])]
     : ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
   // Only the gesture's own events, at its point: not those the browser makes where the pointer was (after a
   // scroll or a change of layout it moves the pointer's hover there, with events).
@@ -203,15 +203,15 @@ export const quickPointer = (access: QuickAccess, gesture: PointerGesture) =>
     // One burst: the browser keeps their order, and the press does not wait for the move's frame.
     const mouse = (params: Record<string, unknown>) =>
       sendOnPage(own, "Input.dispatchMouseEvent", params).then(() => true, () => false)
+    const press = (clickCount: number) => [
+      mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount }),
+      mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount })
+    ]
     const sent = yield* Effect.promise(() =>
       Promise.all([
         mouse({ type: "mouseMoved", ...at }),
-        ...(gesture !== "hover"
-          ? [
-            mouse({ type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
-            mouse({ type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 })
-          ]
-          : [])
+        ...(gesture === "hover" ? [] : press(1)),
+        ...(gesture === "dblclick" ? press(2) : [])
       ])
     )
     const report = yield* Effect.promise(() => release()?.catch(() => undefined) ?? Promise.resolve(undefined))
