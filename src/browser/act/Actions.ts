@@ -27,7 +27,8 @@ import { drop } from "./drop.js"
 import { makeRunawayGuard } from "./runaway.js"
 import type { ActionTarget } from "./target.js"
 import { quickOr } from "./quickPointer.js"
-import { quickSelect, selectQuickOr } from "./quickSelect.js"
+import { markOf } from "./quickAccess.js"
+import { selectQuickOr } from "./quickSelect.js"
 import { typeQuickOr } from "./quickType.js"
 
 // Actions on a playwright page and on targets the Refs module has already resolved. Every call is bounded
@@ -366,17 +367,23 @@ const makeActions = () => {
                 "fill",
                 steps.idempotent((timeout) => target.locator.setChecked(value === true, { timeout }))
               )
-            case "combobox": {
+            case "combobox":
               // A select ready for it at once; else its tag says how.
-              if (target.quick !== undefined && (yield* timed("quick")(quickSelect(target.quick, [String(value)]))) !== "declined") return
-              const tag = yield* steps.idempotent((timeout) => target.locator.evaluate(tagName, undefined, { timeout }))
-              return tag === "SELECT"
-                ? yield* Effect.asVoid(steps.idempotent(
-                  (timeout) => target.locator.selectOption(String(value), { timeout }),
-                  optionSteps(target, [String(value)])
-                ))
-                : yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
-            }
+              return yield* Effect.asVoid(selectQuickOr(
+                target,
+                [String(value)],
+                Effect.gen(function*() {
+                  const tag = yield* steps.idempotent((timeout) => target.locator.evaluate(tagName, undefined, { timeout }))
+                  if (tag === "SELECT") {
+                    return yield* steps.idempotent(
+                      (timeout) => target.locator.selectOption(String(value), { timeout }),
+                      optionSteps(target, [String(value)])
+                    )
+                  }
+                  yield* steps.idempotent((timeout) => target.locator.fill(String(value), { timeout }))
+                  return []
+                })
+              ))
             case "textbox":
               return yield* typeQuickOr(
                 target,
@@ -500,8 +507,9 @@ const makeActions = () => {
           // toJSON methods and getters, which can loop too: the same runaway guard covers both). An element the
           // ref's check marked is found by its mark in that same call; should the mark be gone (nothing ran
           // then), the element is looked for as for any ref.
-          const onMarked = target?.marked === undefined ? undefined : yield* steps.once((timeout) =>
-            bounded(page.evaluate(runAgentCode, { ...code, marked: target.marked }), timeout, "page.evaluate"), script(page)).pipe(
+          const marked = markOf(target?.quick)
+          const onMarked = marked === undefined ? undefined : yield* steps.once((timeout) =>
+            bounded(page.evaluate(runAgentCode, { ...code, marked }), timeout, "page.evaluate"), script(page)).pipe(
               timed("run")
             )
           let out: AgentAnswer

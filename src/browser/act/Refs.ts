@@ -86,21 +86,15 @@ export interface ResolvedRef {
    * unchecked did nothing, and the ref is then resolved again without `inLookup`.
    */
   readonly inLookup?: boolean
-  /** A plain click without the library's waits, where the check allows one (see ActionTarget). */
+  /** The element reached in one page call, to act on it without the library's waits where that is safe (see ActionTarget). */
   readonly quick?: QuickAccess | undefined
-  /** The element is checked and marked already (see ActionTarget): the selector of its mark in the top document. */
-  readonly marked?: string | undefined
 }
 
-/**
- * What a fast check of a ref gives: the locator, whether the check is still to run in its lookup, a quick
- * click, and the mark's selector once the check has run.
- */
+/** What a fast check of a ref gives: the locator, whether the check is still to run in its lookup, and its quick access. */
 interface QuickCheck {
   readonly locator: Locator
   readonly inLookup: boolean
   readonly quick: QuickAccess
-  readonly marked?: string
 }
 
 export { FRESH_SNAPSHOT_HINT, type ParsedRef, parseRef } from "./refParse.js"
@@ -363,11 +357,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         Effect.flatMap((r) =>
           r === undefined || r.guard === undefined
             ? Effect.succeed(undefined)
-            : Effect.as(kept(state)(r), {
-              locator: page.locator(markedSelector(r.guard.key)),
-              quick: quick(page, ref, undefined, r.guard.key),
-              marked: markedSelector(r.guard.key)
-            }))
+            : Effect.as(kept(state)(r), { locator: page.locator(markedSelector(r.guard.key)), quick: quick(page, ref, undefined, r.guard.key) }))
       )
 
     /** A checked element for the quick ways (quickAccess.ts): `check` still to run, or done and marked under `guardKey`. */
@@ -423,7 +413,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         // The element unchanged since the snapshot showed it: checked and guarded as the action looks for it,
         // or else in one call.
         const quick = NUMERIC.test(key) ? yield* checkFast(state, page, key, entry, inLookup) : undefined
-        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick, marked: quick.marked }
+        if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick }
         // A main-frame element that was the one of its role and name in the snapshot, and still is, is the
         // element the snapshot showed or the one that replaced it: either will do, and finding it by role and
         // name takes one page round trip less than through its aria ref (which then settles the rest).
@@ -467,7 +457,7 @@ export class Refs extends Effect.Service<Refs>()("svc/Refs", {
         const found = (locator: Locator): ResolvedRef => ({ locator, description: what, role: entry.role, name: entry.name ?? "" })
         if (entry.aria !== undefined && entry.frameSelector === undefined) {
           const quick = yield* checkFast(state, page, key, { aria: entry.aria, role: entry.role, name: entry.name ?? "" }, inLookup)
-          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick, marked: quick.marked }
+          if (quick !== undefined) return { ...found(quick.locator), inLookup: quick.inLookup, quick: quick.quick }
         }
         if (entry.aria !== undefined) {
           const same = identity(page, entry.aria, entry.role, entry.name)

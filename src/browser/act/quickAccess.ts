@@ -3,8 +3,7 @@ import type { Page } from "playwright-core"
 import type { BrowserUnavailable } from "../../domain/errors.js"
 import { isTimeout, withTimeout } from "../pages/promises.js"
 import type { sendOnPage } from "../pages/pageSession.js"
-import type { CheckArgs } from "./refChecks.js"
-import { GUARD_ATTRIBUTE } from "./refIdentity.js"
+import { type CheckArgs, markedSelector } from "./refChecks.js"
 import { type MainWorld, RESOLVE_MS } from "./refGuards.js"
 
 // How a ref checked the fast way (refChecks.ts) is reached in one call to its page: the ways of acting on it
@@ -30,20 +29,28 @@ export interface QuickAccess {
   readonly busy: () => BrowserUnavailable
 }
 
-/** What a page function gets to find the element: the check, and the mark's attribute. */
+/** What a page function gets to find the element: the check, and the selector of the element's mark. */
 export interface ElementArgs {
   readonly stateKey: string
   readonly check: CheckArgs | undefined
   readonly guardKey: string
-  readonly attribute: string
+  readonly selector: string
 }
 
 export const elementArgs = (access: QuickAccess): ElementArgs => ({
   stateKey: access.stateKey,
   check: access.check,
   guardKey: access.guardKey,
-  attribute: GUARD_ATTRIBUTE
+  selector: markedSelector(access.guardKey)
 })
+
+/**
+ * The selector of the element's mark once its check has run (the one-call check marks it, refChecks.ts):
+ * code to run on the element can find it in the top document in the same call. Undefined while the check is
+ * still to run (in the action's lookup), or where the ref was found another way.
+ */
+export const markOf = (access: QuickAccess | undefined): string | undefined =>
+  access !== undefined && access.check === undefined ? markedSelector(access.guardKey) : undefined
 
 /**
  * In the page (self-contained: its source is sent, as the second argument of a quick way's page function):
@@ -58,7 +65,7 @@ export const checkedElement = (arg: ElementArgs): { readonly el: unknown } | { r
     const answer = state.check(arg.check)
     if (answer !== "ok") return { why: answer }
   }
-  const el = g.document.querySelector(`[${arg.attribute}="${arg.guardKey}"]`)
+  const el = g.document.querySelector(arg.selector)
   return el === null ? { why: "gone" } : { el }
 }
 

@@ -15,10 +15,4 @@ export interface ActionTarget {
    * waits where that is safe (quickAccess.ts). Undefined where the ref was found another way.
    */
   readonly quick?: QuickAccess | undefined
-  /**
-   * The selector of the mark the ref's one-call check put on the element, in the top document (refChecks.ts):
-   * code to run on the element can find it there in the same call. Undefined where the check runs in the
-   * lookup, or the ref was found another way.
-   */
-  readonly marked?: string | undefined
 }
